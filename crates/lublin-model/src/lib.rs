@@ -1,0 +1,2 @@
+//! The Lublin-Feitelson parallel workload model and the CWF workload generator of Kumar et al..
+#![warn(missing_docs)]
