@@ -1,2 +1,77 @@
-//! Discrete-event core of schedsim: machine, jobs, events, and the policy interface.
+//! The discrete-event core of schedsim: a machine of N processors, rigid
+//! jobs normalized from SWF/CWF records, an event loop, and the interface
+//! through which scheduling policies decide what starts.
+//!
+//! Time is integer seconds ([`Time`]). Events are ordered by (time, kind,
+//! sequence number): at one timestamp, job ends are applied before arrivals
+//! (see [`EventKind`]), then the [`Policy`] is called once with a read-only
+//! [`View`] and returns [`Decisions`], which the core validates: a decision
+//! that starts an unknown or running job or over-allocates the machine is
+//! an error, never silently ignored.
+//!
+//! ```
+//! use schedsim_sim_core::{Decisions, Job, JobId, JobModel, JobSet, Policy, View, simulate};
+//!
+//! /// First come, first served: start queue-head jobs while they fit.
+//! struct Fcfs;
+//!
+//! impl Policy for Fcfs {
+//!     fn name(&self) -> &str {
+//!         "fcfs"
+//!     }
+//!
+//!     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+//!         let mut free = view.free();
+//!         for &id in view.queue() {
+//!             let size = view.job(id).size;
+//!             if size > free {
+//!                 break;
+//!             }
+//!             free -= size;
+//!             decisions.start(id);
+//!         }
+//!     }
+//! }
+//!
+//! let job = |number, submit, size, runtime| Job {
+//!     number,
+//!     record_index: number as u32,
+//!     submit,
+//!     size,
+//!     requested_size: size,
+//!     estimate: runtime,
+//!     runtime,
+//!     requested_start: None,
+//! };
+//! // A 4-processor machine; job 2 needs 3 processors and waits for job 1.
+//! let jobs = JobSet::from_jobs(
+//!     vec![job(1, 0, 2, 10), job(2, 5, 3, 10), job(3, 6, 1, 1)],
+//!     &JobModel::new(4),
+//! )?;
+//! let schedule = simulate(&jobs, &mut Fcfs)?;
+//! assert_eq!(schedule.start(JobId(1)), 10);
+//! // FCFS: job 3 fits at 6 but waits behind job 2.
+//! assert_eq!(schedule.start(JobId(2)), 10);
+//! assert_eq!(schedule.allocation(JobId(1))[0].to_string(), "0-2");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Jobs come from workload records through a [`JobModel`] whose
+//! normalization rules (size, estimate, runtime beyond the estimate,
+//! invalid jobs) are documented there and counted in [`Normalization`].
 #![warn(missing_docs)]
+
+mod engine;
+mod error;
+mod job;
+mod machine;
+mod policy;
+
+pub use engine::{EventKind, RunStats, Schedule, simulate};
+pub use error::{JobModelError, SimError};
+pub use job::{Job, JobId, JobModel, JobSet, Normalization, OverrunRule, Rejection, Strictness};
+pub use machine::ProcRange;
+pub use policy::{Decisions, Policy, RunningJob, View, ViewStorage};
+
+/// Simulated time: integer seconds since the workload's start.
+pub type Time = i64;

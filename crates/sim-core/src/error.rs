@@ -1,0 +1,96 @@
+use crate::job::Rejection;
+use crate::{JobId, Time};
+
+/// Why workload records could not become a [`JobSet`](crate::JobSet).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobModelError {
+    /// The machine has no processors.
+    #[error("the machine has no processors")]
+    NoProcessors,
+    /// The allocation granularity is 0 or does not divide the processor count.
+    #[error(
+        "allocation granularity {granularity} does not divide the {procs} processors of the machine"
+    )]
+    BadGranularity {
+        /// Processors in the machine.
+        procs: u32,
+        /// The granularity asked for.
+        granularity: u32,
+    },
+    /// Strict mode: a record cannot be simulated.
+    #[error("job {job_number} (record {}) cannot be simulated: {}", record_index + 1, reason.describe())]
+    Rejected {
+        /// The job number (SWF field 1).
+        job_number: u64,
+        /// 0-based index of the record in the input (messages print it 1-based).
+        record_index: usize,
+        /// What is wrong with it.
+        reason: Rejection,
+    },
+    /// A hand-made job is inconsistent with the machine.
+    #[error(
+        "job {job_number} is invalid for this machine (empty, too large, not a multiple of the granularity, negative time or estimate below 1 s)"
+    )]
+    InvalidJob {
+        /// The job number.
+        job_number: u64,
+    },
+}
+
+/// A scheduling decision that the simulator refused, or a run that cannot
+/// finish. These are bugs in a policy, surfaced rather than ignored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The policy started a job that is not waiting (unknown, already
+    /// running or finished, or started twice in one step).
+    #[error("policy {policy} started job {job:?} at time {time}, but that job is not waiting")]
+    NotWaiting {
+        /// The policy's name.
+        policy: String,
+        /// The job.
+        job: JobId,
+        /// Simulated time of the decision.
+        time: Time,
+    },
+    /// The policy started jobs that need more processors than are free.
+    #[error(
+        "policy {policy} started job {job:?} needing {size} processors at time {time}, but only {free} are free"
+    )]
+    OverAllocation {
+        /// The policy's name.
+        policy: String,
+        /// The job that did not fit.
+        job: JobId,
+        /// Its size.
+        size: u32,
+        /// Free processors at that point.
+        free: u32,
+        /// Simulated time of the decision.
+        time: Time,
+    },
+    /// The policy asked to be woken up in the past.
+    #[error("policy {policy} asked to be woken at {wake}, before the current time {time}")]
+    WakeInPast {
+        /// The policy's name.
+        policy: String,
+        /// The requested time.
+        wake: Time,
+        /// Simulated time of the request.
+        time: Time,
+    },
+    /// Jobs are waiting, nothing runs and no event is pending: the policy
+    /// will never start them.
+    #[error(
+        "policy {policy} left {waiting} jobs waiting on an idle machine at time {time} with no event pending"
+    )]
+    Stalled {
+        /// The policy's name.
+        policy: String,
+        /// Jobs still waiting.
+        waiting: usize,
+        /// Simulated time when the run stalled.
+        time: Time,
+    },
+}

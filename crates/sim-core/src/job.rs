@@ -1,0 +1,508 @@
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use workload_format::Record;
+
+use crate::Time;
+use crate::error::JobModelError;
+
+/// Index of a job in a [`JobSet`] (jobs are numbered in arrival order from 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct JobId(pub u32);
+
+impl JobId {
+    /// The position of the job in [`JobSet::jobs`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A rigid job as the simulator sees it, after normalization.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    /// The job number from the workload (SWF field 1); not necessarily unique
+    /// or dense.
+    pub number: u64,
+    /// Index of the record this job came from, in input order.
+    pub record_index: u32,
+    /// Submit (arrival) time, seconds.
+    pub submit: Time,
+    /// Processors the job occupies: its requested size rounded up to the
+    /// machine's allocation granularity.
+    pub size: u32,
+    /// Processors the job asked for (before rounding to the granularity).
+    pub requested_size: u32,
+    /// The user's runtime estimate (kill-by time relative to the start),
+    /// seconds, at least 1.
+    pub estimate: Time,
+    /// How long the job will actually run once started, seconds, after the
+    /// [`OverrunRule`] was applied.
+    pub runtime: Time,
+    /// Requested start time of a dedicated (CWF) job; `None` for batch jobs.
+    pub requested_start: Option<Time>,
+}
+
+/// What happens to a job whose recorded runtime exceeds its estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverrunRule {
+    /// The job is killed when its estimate runs out, as production batch
+    /// systems do: its simulated runtime is the estimate.
+    #[default]
+    Kill,
+    /// The job runs for its full recorded runtime. Schedulers then see a job
+    /// that is past its estimated end; they treat it as ending "now".
+    Extend,
+}
+
+/// Whether invalid jobs stop the load or are dropped and counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strictness {
+    /// The first job that cannot be simulated is an error.
+    #[default]
+    Strict,
+    /// Jobs that cannot be simulated are dropped and counted by reason.
+    Lenient,
+}
+
+/// How workload records become simulated jobs.
+///
+/// The rules, each counted in [`Normalization`]:
+/// - size = requested processors (field 8) if known and positive, else
+///   allocated processors (field 5) if known and positive, else the job is
+///   rejected (`no_size`); then rounded up to a multiple of the granularity;
+///   a job larger than the machine is rejected (`too_large`);
+/// - runtime = field 4; unknown runtime is rejected (`no_runtime`); a runtime
+///   of 0 is kept (the job occupies its processors for no time);
+/// - estimate = requested time (field 9) if known and positive, else the
+///   runtime (`estimate_from_runtime`); raised to at least 1 s so that
+///   slowdown-style ratios stay finite (`estimate_raised_to_one`);
+/// - runtime > estimate is resolved by the [`OverrunRule`]
+///   (`killed_at_estimate` or `overran_estimate`);
+/// - an unknown submit time is rejected (`no_submit_time`).
+///
+/// Jobs are then ordered by submit time, ties kept in input order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobModel {
+    /// Processors in the machine.
+    pub procs: u32,
+    /// Allocation granularity: jobs occupy multiples of this many processors.
+    pub granularity: u32,
+    /// What happens when a job runs past its estimate.
+    pub overrun: OverrunRule,
+    /// Whether invalid jobs are errors or counted drops.
+    pub strictness: Strictness,
+}
+
+impl JobModel {
+    /// Checks the machine: at least one processor, and a granularity that
+    /// divides the processor count.
+    ///
+    /// # Errors
+    /// [`JobModelError::NoProcessors`] or [`JobModelError::BadGranularity`].
+    pub fn validate(&self) -> Result<(), JobModelError> {
+        if self.procs == 0 {
+            return Err(JobModelError::NoProcessors);
+        }
+        if self.granularity == 0 || !self.procs.is_multiple_of(self.granularity) {
+            return Err(JobModelError::BadGranularity {
+                procs: self.procs,
+                granularity: self.granularity,
+            });
+        }
+        Ok(())
+    }
+
+    /// A model for a machine of `procs` processors, granularity 1, the
+    /// default (`kill`) overrun rule, strict.
+    pub fn new(procs: u32) -> Self {
+        Self {
+            procs,
+            granularity: 1,
+            overrun: OverrunRule::default(),
+            strictness: Strictness::default(),
+        }
+    }
+}
+
+/// Why a record could not become a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    /// Neither requested nor allocated processors are known and positive.
+    NoSize,
+    /// The runtime (field 4) is unknown.
+    NoRuntime,
+    /// The submit time (field 2) is unknown.
+    NoSubmitTime,
+    /// The job needs more processors than the machine has.
+    TooLarge,
+}
+
+impl Rejection {
+    /// A short lowercase description, as used in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::NoSize => "neither requested nor allocated processors are known",
+            Self::NoRuntime => "the run time is unknown",
+            Self::NoSubmitTime => "the submit time is unknown",
+            Self::TooLarge => "it needs more processors than the machine has",
+        }
+    }
+}
+
+/// Counts of every normalization the job model applied. Nothing is changed
+/// or dropped without being counted here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Normalization {
+    /// Records read (job submissions only; CWF commands are counted apart).
+    pub records: u64,
+    /// Jobs kept for simulation.
+    pub jobs: u64,
+    /// Jobs dropped (lenient mode), by reason.
+    pub dropped: BTreeMap<Rejection, u64>,
+    /// Jobs whose size came from the allocated processors (field 5) because
+    /// the requested processors (field 8) were unknown.
+    pub size_from_allocated: u64,
+    /// Jobs whose size was rounded up to the allocation granularity.
+    pub size_rounded_up: u64,
+    /// Jobs whose estimate is their runtime because the requested time was
+    /// unknown.
+    pub estimate_from_runtime: u64,
+    /// Jobs whose estimate was 0 and was raised to 1 s.
+    pub estimate_raised_to_one: u64,
+    /// Jobs with a recorded runtime of 0 (kept).
+    pub zero_runtime: u64,
+    /// Jobs whose runtime exceeded the estimate and were cut at the estimate
+    /// ([`OverrunRule::Kill`]).
+    pub killed_at_estimate: u64,
+    /// Jobs whose runtime exceeds the estimate and that run to the end
+    /// ([`OverrunRule::Extend`]).
+    pub overran_estimate: u64,
+    /// CWF elastic control commands in the input (ET/RT/EP/RP lines).
+    pub commands: u64,
+}
+
+impl Normalization {
+    /// Total number of dropped jobs.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.values().sum()
+    }
+}
+
+/// The jobs of a workload, normalized for one machine, in arrival order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSet {
+    jobs: Vec<Job>,
+    model: JobModel,
+    normalization: Normalization,
+}
+
+impl JobSet {
+    /// Normalizes workload records into jobs (see [`JobModel`] for the
+    /// rules). CWF elastic control commands are counted and otherwise left
+    /// out. `source` names the input in error messages.
+    ///
+    /// # Errors
+    /// An invalid machine (0 processors, granularity 0 or not dividing the
+    /// processor count) or, in strict mode, the first record that cannot be
+    /// simulated.
+    pub fn from_records<'a, I>(records: I, model: &JobModel) -> Result<Self, JobModelError>
+    where
+        I: IntoIterator<Item = &'a Record>,
+    {
+        model.validate()?;
+        let mut normalization = Normalization::default();
+        let mut jobs = Vec::new();
+        for (index, record) in records.into_iter().enumerate() {
+            if record.is_command() {
+                normalization.commands += 1;
+                continue;
+            }
+            normalization.records += 1;
+            match normalize(record, index, model, &mut normalization) {
+                Ok(job) => jobs.push(job),
+                Err(reason) => match model.strictness {
+                    Strictness::Strict => {
+                        return Err(JobModelError::Rejected {
+                            job_number: record.job_number,
+                            record_index: index,
+                            reason,
+                        });
+                    }
+                    Strictness::Lenient => *normalization.dropped.entry(reason).or_default() += 1,
+                },
+            }
+        }
+        // Stable: equal submit times keep input order.
+        jobs.sort_by_key(|job| job.submit);
+        normalization.jobs = jobs.len() as u64;
+        Ok(Self {
+            jobs,
+            model: model.clone(),
+            normalization,
+        })
+    }
+
+    /// Builds a job set from jobs made by hand (tests, generators). Jobs are
+    /// sorted by submit time, ties in the given order.
+    ///
+    /// # Errors
+    /// An invalid machine, or a job that is empty, larger than the machine,
+    /// not a multiple of the granularity, or has a negative time or an
+    /// estimate below 1.
+    pub fn from_jobs(mut jobs: Vec<Job>, model: &JobModel) -> Result<Self, JobModelError> {
+        model.validate()?;
+        for job in &jobs {
+            let valid = job.size > 0
+                && job.size <= model.procs
+                && job.size.is_multiple_of(model.granularity)
+                && job.submit >= 0
+                && job.runtime >= 0
+                && job.estimate >= 1;
+            if !valid {
+                return Err(JobModelError::InvalidJob {
+                    job_number: job.number,
+                });
+            }
+        }
+        jobs.sort_by_key(|job| job.submit);
+        let normalization = Normalization {
+            records: jobs.len() as u64,
+            jobs: jobs.len() as u64,
+            ..Normalization::default()
+        };
+        Ok(Self {
+            jobs,
+            model: model.clone(),
+            normalization,
+        })
+    }
+
+    /// The jobs in arrival order; [`JobId`] `i` is `jobs()[i]`.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// The job with the given id.
+    pub fn job(&self, id: JobId) -> &Job {
+        &self.jobs[id.index()]
+    }
+
+    /// Number of jobs.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether there are no jobs.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The model the jobs were normalized with.
+    pub fn model(&self) -> &JobModel {
+        &self.model
+    }
+
+    /// What normalization did.
+    pub fn normalization(&self) -> &Normalization {
+        &self.normalization
+    }
+}
+
+fn normalize(
+    record: &Record,
+    index: usize,
+    model: &JobModel,
+    counts: &mut Normalization,
+) -> Result<Job, Rejection> {
+    let submit = record.submit_time.ok_or(Rejection::NoSubmitTime)?;
+    let recorded_runtime = record.run_time.ok_or(Rejection::NoRuntime)?;
+    let requested_size = match (record.requested_processors, record.allocated_processors) {
+        (Some(requested), _) if requested > 0 => requested,
+        (_, Some(allocated)) if allocated > 0 => {
+            counts.size_from_allocated += 1;
+            allocated
+        }
+        _ => return Err(Rejection::NoSize),
+    };
+    if requested_size > u64::from(model.procs) {
+        return Err(Rejection::TooLarge);
+    }
+    // Fits in u32: bounded by procs above.
+    let requested_size = requested_size as u32;
+    let size = requested_size.div_ceil(model.granularity) * model.granularity;
+    if size != requested_size {
+        counts.size_rounded_up += 1;
+    }
+    let to_time = |value: u64| Time::try_from(value).unwrap_or(Time::MAX);
+    let submit = to_time(submit);
+    let mut runtime = to_time(recorded_runtime);
+    if runtime == 0 {
+        counts.zero_runtime += 1;
+    }
+    let mut estimate = match record.requested_time {
+        Some(requested) if requested > 0 => to_time(requested),
+        _ => {
+            counts.estimate_from_runtime += 1;
+            runtime
+        }
+    };
+    if estimate < 1 {
+        counts.estimate_raised_to_one += 1;
+        estimate = 1;
+    }
+    if runtime > estimate {
+        match model.overrun {
+            OverrunRule::Kill => {
+                counts.killed_at_estimate += 1;
+                runtime = estimate;
+            }
+            OverrunRule::Extend => counts.overran_estimate += 1,
+        }
+    }
+    Ok(Job {
+        number: record.job_number,
+        record_index: u32::try_from(index).unwrap_or(u32::MAX),
+        submit,
+        size,
+        requested_size,
+        estimate,
+        runtime,
+        requested_start: record.requested_start_time().map(to_time),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(
+        number: u64,
+        submit: u64,
+        run: i64,
+        alloc: i64,
+        req_procs: i64,
+        req_time: i64,
+    ) -> Record {
+        let known = |v: i64| u64::try_from(v).ok();
+        Record {
+            submit_time: Some(submit),
+            run_time: known(run),
+            allocated_processors: known(alloc),
+            requested_processors: known(req_procs),
+            requested_time: known(req_time),
+            ..Record::unknown(number)
+        }
+    }
+
+    #[test]
+    fn normalization_rules_are_applied_and_counted() {
+        let records = [
+            // Requested size and time known: taken as they are.
+            record(1, 10, 50, 4, 8, 100),
+            // No requested processors: size from allocated; no requested
+            // time: estimate = runtime = 30.
+            record(2, 5, 30, 6, -1, -1),
+            // Runtime 200 > estimate 100: killed at 100.
+            record(3, 20, 200, 2, 2, 100),
+            // Runtime 0 and no estimate: estimate raised to 1.
+            record(4, 20, 0, 1, -1, -1),
+        ];
+        let mut model = JobModel::new(16);
+        model.granularity = 4;
+        let set = JobSet::from_records(&records, &model).unwrap();
+        let numbers: Vec<u64> = set.jobs().iter().map(|j| j.number).collect();
+        // Sorted by submit time 5, 10, 20, 20 (ties in input order).
+        assert_eq!(numbers, [2, 1, 3, 4]);
+        let by_number = |n: u64| set.jobs().iter().find(|j| j.number == n).unwrap();
+        assert_eq!(
+            (
+                by_number(1).size,
+                by_number(1).estimate,
+                by_number(1).runtime
+            ),
+            (8, 100, 50)
+        );
+        // 6 processors round up to 8 on a granularity of 4.
+        assert_eq!((by_number(2).requested_size, by_number(2).size), (6, 8));
+        assert_eq!((by_number(2).estimate, by_number(2).runtime), (30, 30));
+        assert_eq!((by_number(3).estimate, by_number(3).runtime), (100, 100));
+        // 1 processor rounds up to 4.
+        assert_eq!(
+            (
+                by_number(4).size,
+                by_number(4).estimate,
+                by_number(4).runtime
+            ),
+            (4, 1, 0)
+        );
+        let n = set.normalization();
+        assert_eq!(n.records, 4);
+        assert_eq!(n.jobs, 4);
+        // Jobs 2 and 4 have no requested processors.
+        assert_eq!(n.size_from_allocated, 2);
+        // Jobs 2 (6 -> 8), 3 (2 -> 4) and 4 (1 -> 4).
+        assert_eq!(n.size_rounded_up, 3);
+        assert_eq!(n.estimate_from_runtime, 2);
+        assert_eq!(n.estimate_raised_to_one, 1);
+        assert_eq!(n.zero_runtime, 1);
+        assert_eq!(n.killed_at_estimate, 1);
+        assert_eq!(n.overran_estimate, 0);
+    }
+
+    #[test]
+    fn extend_rule_keeps_the_recorded_runtime() {
+        let records = [record(3, 20, 200, 2, 2, 100)];
+        let mut model = JobModel::new(16);
+        model.overrun = OverrunRule::Extend;
+        let set = JobSet::from_records(&records, &model).unwrap();
+        assert_eq!((set.jobs()[0].estimate, set.jobs()[0].runtime), (100, 200));
+        assert_eq!(set.normalization().overran_estimate, 1);
+    }
+
+    #[test]
+    fn strict_mode_names_the_first_bad_job() {
+        let records = [record(7, 0, 10, 1, 1, 10), record(8, 0, -1, 1, 1, 10)];
+        let err = JobSet::from_records(&records, &JobModel::new(4)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "job 8 (record 2) cannot be simulated: the run time is unknown"
+        );
+    }
+
+    #[test]
+    fn lenient_mode_drops_and_counts_by_reason() {
+        let records = [
+            record(1, 0, -1, 1, 1, 10),   // no runtime
+            record(2, 0, 10, -1, -1, 10), // no size
+            record(3, 0, 10, 0, 0, 10),   // zero size counts as unknown
+            record(4, 0, 10, 9, 9, 10),   // larger than the 8-processor machine
+            record(5, 0, 10, 2, 2, 10),   // fine
+        ];
+        let mut model = JobModel::new(8);
+        model.strictness = Strictness::Lenient;
+        let set = JobSet::from_records(&records, &model).unwrap();
+        assert_eq!(set.len(), 1);
+        let n = set.normalization();
+        assert_eq!(n.dropped.get(&Rejection::NoRuntime), Some(&1));
+        assert_eq!(n.dropped.get(&Rejection::NoSize), Some(&2));
+        assert_eq!(n.dropped.get(&Rejection::TooLarge), Some(&1));
+        assert_eq!(n.dropped_total(), 4);
+    }
+
+    #[test]
+    fn bad_machines_are_errors() {
+        assert!(matches!(
+            JobSet::from_records(&[], &JobModel::new(0)),
+            Err(JobModelError::NoProcessors)
+        ));
+        let mut model = JobModel::new(100);
+        model.granularity = 32;
+        assert!(matches!(
+            JobSet::from_records(&[], &model),
+            Err(JobModelError::BadGranularity { .. })
+        ));
+    }
+}

@@ -1,0 +1,203 @@
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// An inclusive range of processor ids, `first..=last`, as Batsim writes
+/// them (`"0-3"`, or `"5"` for a single processor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ProcRange {
+    /// First processor id.
+    pub first: u32,
+    /// Last processor id (inclusive).
+    pub last: u32,
+}
+
+impl ProcRange {
+    /// Number of processors in the range.
+    pub fn len(self) -> u32 {
+        self.last - self.first + 1
+    }
+
+    /// Always false: a range holds at least one processor.
+    pub fn is_empty(self) -> bool {
+        false
+    }
+}
+
+impl fmt::Display for ProcRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.first == self.last {
+            write!(f, "{}", self.first)
+        } else {
+            write!(f, "{}-{}", self.first, self.last)
+        }
+    }
+}
+
+/// The processors of a machine and which are busy.
+///
+/// Processors are handed out in blocks of `granularity` (e.g. 32 on a
+/// BlueGene/P). A job gets the lowest-numbered free blocks, contiguous or
+/// not: the simulated machine has no topology, and lowest-first keeps the
+/// assignment deterministic and Gantt charts compact.
+#[derive(Debug, Clone)]
+pub(crate) struct Machine {
+    procs: u32,
+    granularity: u32,
+    free: u32,
+    /// One bit per block; set = busy.
+    busy: Vec<u64>,
+}
+
+impl Machine {
+    /// A machine of `procs` processors allocated in blocks of `granularity`.
+    /// The caller guarantees `granularity > 0` and that it divides `procs`
+    /// (the job model checks it).
+    pub(crate) fn new(procs: u32, granularity: u32) -> Self {
+        let blocks = (procs / granularity) as usize;
+        Self {
+            procs,
+            granularity,
+            free: procs,
+            busy: vec![0; blocks.div_ceil(64)],
+        }
+    }
+
+    /// Total processors.
+    pub fn procs(&self) -> u32 {
+        self.procs
+    }
+
+    /// Free processors.
+    pub fn free(&self) -> u32 {
+        self.free
+    }
+
+    /// Marks the lowest free processors busy for a job of `size` processors
+    /// (a multiple of the granularity, at most [`free`](Self::free)) and
+    /// appends the ranges it got to `out`.
+    pub(crate) fn allocate(&mut self, size: u32, out: &mut Vec<ProcRange>) {
+        debug_assert!(size <= self.free && size.is_multiple_of(self.granularity));
+        self.free -= size;
+        let mut needed = size / self.granularity;
+        let mut block = 0;
+        while needed > 0 {
+            let Some(first_free) = self.next_with(block, false) else {
+                break;
+            };
+            let run_end = self
+                .next_with(first_free, true)
+                .unwrap_or(self.procs / self.granularity);
+            let take = needed.min(run_end - first_free);
+            self.set_range(first_free, first_free + take, true);
+            out.push(ProcRange {
+                first: first_free * self.granularity,
+                last: (first_free + take) * self.granularity - 1,
+            });
+            needed -= take;
+            block = first_free + take;
+        }
+    }
+
+    /// Frees the processors of the given ranges.
+    pub(crate) fn release(&mut self, ranges: &[ProcRange]) {
+        for range in ranges {
+            self.set_range(
+                range.first / self.granularity,
+                (range.last + 1) / self.granularity,
+                false,
+            );
+            self.free += range.len();
+        }
+    }
+
+    /// The first block at or after `from` whose busy bit equals `busy`.
+    fn next_with(&self, from: u32, busy: bool) -> Option<u32> {
+        let blocks = self.procs / self.granularity;
+        if from >= blocks {
+            return None;
+        }
+        let mut word_index = (from / 64) as usize;
+        let flip = if busy { 0 } else { u64::MAX };
+        // Bits below `from` in the first word are masked out.
+        let mut word = (self.busy[word_index] ^ flip) & (u64::MAX << (from % 64));
+        loop {
+            if word != 0 {
+                let block = word_index as u32 * 64 + word.trailing_zeros();
+                return (block < blocks).then_some(block);
+            }
+            word_index += 1;
+            if word_index == self.busy.len() {
+                return None;
+            }
+            word = self.busy[word_index] ^ flip;
+        }
+    }
+
+    /// Sets blocks `from..to` busy or free.
+    fn set_range(&mut self, from: u32, to: u32, busy: bool) {
+        let mut block = from;
+        while block < to {
+            let word_index = (block / 64) as usize;
+            let offset = block % 64;
+            let count = (64 - offset).min(to - block);
+            let mask = if count == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << count) - 1) << offset
+            };
+            if busy {
+                self.busy[word_index] |= mask;
+            } else {
+                self.busy[word_index] &= !mask;
+            }
+            block += count;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranges(machine: &mut Machine, size: u32) -> Vec<String> {
+        let mut out = Vec::new();
+        machine.allocate(size, &mut out);
+        out.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn lowest_free_processors_first() {
+        let mut machine = Machine::new(12, 1);
+        assert_eq!(ranges(&mut machine, 4), ["0-3"]);
+        assert_eq!(ranges(&mut machine, 4), ["4-7"]);
+        machine.release(&[ProcRange { first: 0, last: 3 }]);
+        // 0-3 are free again, then 8-11: a split allocation.
+        assert_eq!(ranges(&mut machine, 6), ["0-3", "8-9"]);
+        assert_eq!(machine.free(), 2);
+        assert_eq!(ranges(&mut machine, 1), ["10"]);
+    }
+
+    #[test]
+    fn granularity_hands_out_whole_blocks() {
+        let mut machine = Machine::new(128, 32);
+        assert_eq!(ranges(&mut machine, 64), ["0-63"]);
+        assert_eq!(ranges(&mut machine, 32), ["64-95"]);
+        machine.release(&[ProcRange { first: 0, last: 63 }]);
+        assert_eq!(ranges(&mut machine, 96), ["0-63", "96-127"]);
+        assert_eq!(machine.free(), 0);
+    }
+
+    #[test]
+    fn word_boundaries() {
+        let mut machine = Machine::new(200, 1);
+        assert_eq!(ranges(&mut machine, 63), ["0-62"]);
+        assert_eq!(ranges(&mut machine, 130), ["63-192"]);
+        machine.release(&[ProcRange {
+            first: 60,
+            last: 130,
+        }]);
+        assert_eq!(ranges(&mut machine, 75), ["60-130", "193-196"]);
+        assert_eq!(machine.free(), 3);
+    }
+}

@@ -1,0 +1,267 @@
+use crate::Time;
+use crate::job::{Job, JobId};
+
+/// Start time of a job that has not started.
+pub(crate) const NOT_STARTED: Time = Time::MIN;
+
+/// A scheduling policy: given a read-only view of the machine and queue,
+/// it decides which waiting jobs start now.
+///
+/// The simulator calls [`schedule`](Self::schedule) once per simulated
+/// timestamp at which something happened (after all events of that
+/// timestamp are applied) and the queue is not empty, then validates and
+/// applies the decisions. Policies never touch the simulator's state, so a
+/// policy can be tested by building a [`View`] by hand
+/// ([`View::new`]) and inspecting its [`Decisions`].
+pub trait Policy {
+    /// A short name for reports and error messages, e.g. `easy`.
+    fn name(&self) -> &str;
+
+    /// Decide what starts at `view.now()`. Decisions are appended to
+    /// `decisions`, which the simulator clears before each call.
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions);
+}
+
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        (**self).schedule(view, decisions);
+    }
+}
+
+/// A running job as policies see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningJob {
+    /// The job.
+    pub id: JobId,
+    /// Processors it occupies.
+    pub size: u32,
+    /// When it started.
+    pub start: Time,
+    /// When the scheduler expects it to end: start + current estimate. A job
+    /// that has already run to or past its estimate (possible only under
+    /// [`OverrunRule::Extend`](crate::OverrunRule::Extend)) is expected to
+    /// end at the earliest instant it still can, `now + 1`: it holds its
+    /// processors at `now`, so nothing may be planned on them before then.
+    pub expected_end: Time,
+}
+
+/// One entry of the simulator's running list, ordered by estimated end then
+/// start sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct RunningEntry {
+    pub(crate) estimated_end: Time,
+    pub(crate) sequence: u64,
+    pub(crate) id: JobId,
+    pub(crate) size: u32,
+    pub(crate) start: Time,
+}
+
+/// What a policy may look at: the current time, the machine, the waiting
+/// queue and the running jobs. Borrowed from the simulator for one call.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    now: Time,
+    procs: u32,
+    free: u32,
+    jobs: &'a [Job],
+    estimates: &'a [Time],
+    starts: &'a [Time],
+    queue: &'a [JobId],
+    running: &'a [RunningEntry],
+    arrived: &'a [JobId],
+    ended: &'a [JobId],
+}
+
+impl<'a> View<'a> {
+    /// A view over explicit state, for testing policies without the event
+    /// loop. `running` lists `(job, start time)`; sizes and estimates come
+    /// from `jobs`, and free processors are `procs` minus the running sizes.
+    ///
+    /// # Panics
+    /// If the running jobs need more than `procs` processors or an id is out
+    /// of range: test input is expected to be consistent.
+    pub fn new(
+        now: Time,
+        procs: u32,
+        jobs: &'a [Job],
+        queue: &'a [JobId],
+        running: &[(JobId, Time)],
+        storage: &'a mut ViewStorage,
+    ) -> Self {
+        storage.estimates = jobs.iter().map(|job| job.estimate).collect();
+        storage.starts = vec![NOT_STARTED; jobs.len()];
+        for &(id, start) in running {
+            storage.starts[id.index()] = start;
+        }
+        storage.running = running
+            .iter()
+            .enumerate()
+            .map(|(sequence, &(id, start))| RunningEntry {
+                estimated_end: start + jobs[id.index()].estimate,
+                sequence: sequence as u64,
+                id,
+                size: jobs[id.index()].size,
+                start,
+            })
+            .collect();
+        storage.running.sort_unstable();
+        let used: u32 = storage.running.iter().map(|entry| entry.size).sum();
+        let free = procs
+            .checked_sub(used)
+            .expect("running jobs exceed the machine");
+        Self {
+            now,
+            procs,
+            free,
+            jobs,
+            estimates: &storage.estimates,
+            starts: &storage.starts,
+            queue,
+            running: &storage.running,
+            arrived: &[],
+            ended: &[],
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
+        now: Time,
+        procs: u32,
+        free: u32,
+        jobs: &'a [Job],
+        estimates: &'a [Time],
+        starts: &'a [Time],
+        queue: &'a [JobId],
+        running: &'a [RunningEntry],
+        arrived: &'a [JobId],
+        ended: &'a [JobId],
+    ) -> Self {
+        Self {
+            now,
+            procs,
+            free,
+            jobs,
+            estimates,
+            starts,
+            queue,
+            running,
+            arrived,
+            ended,
+        }
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Processors in the machine.
+    pub fn procs(&self) -> u32 {
+        self.procs
+    }
+
+    /// Processors free right now.
+    pub fn free(&self) -> u32 {
+        self.free
+    }
+
+    /// Static information about a job.
+    pub fn job(&self, id: JobId) -> &'a Job {
+        &self.jobs[id.index()]
+    }
+
+    /// All jobs of the workload, indexed by [`JobId`].
+    pub fn jobs(&self) -> &'a [Job] {
+        self.jobs
+    }
+
+    /// The job's current runtime estimate (its kill-by time relative to its
+    /// start), seconds.
+    pub fn estimate(&self, id: JobId) -> Time {
+        self.estimates[id.index()]
+    }
+
+    /// When the job started, if it has (running or ended jobs).
+    pub fn started_at(&self, id: JobId) -> Option<Time> {
+        let start = self.starts[id.index()];
+        (start != NOT_STARTED).then_some(start)
+    }
+
+    /// Waiting jobs in arrival order (submit time, then input order).
+    pub fn queue(&self) -> &'a [JobId] {
+        self.queue
+    }
+
+    /// Running jobs ordered by expected end, ties by start order.
+    pub fn running(&self) -> impl ExactSizeIterator<Item = RunningJob> + 'a {
+        let now = self.now;
+        self.running.iter().map(move |entry| RunningJob {
+            id: entry.id,
+            size: entry.size,
+            start: entry.start,
+            expected_end: entry.estimated_end.max(now + 1),
+        })
+    }
+
+    /// Jobs that arrived at this timestamp (also in [`queue`](Self::queue)).
+    pub fn arrived(&self) -> &'a [JobId] {
+        self.arrived
+    }
+
+    /// Jobs that ended at this timestamp.
+    pub fn ended(&self) -> &'a [JobId] {
+        self.ended
+    }
+}
+
+/// Owned buffers behind a hand-made [`View`] (see [`View::new`]).
+#[derive(Debug, Default)]
+pub struct ViewStorage {
+    estimates: Vec<Time>,
+    starts: Vec<Time>,
+    running: Vec<RunningEntry>,
+}
+
+/// What a policy decided at one timestamp.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Decisions {
+    starts: Vec<JobId>,
+    wakeups: Vec<Time>,
+}
+
+impl Decisions {
+    /// Empty decisions.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Start a waiting job now.
+    pub fn start(&mut self, id: JobId) {
+        self.starts.push(id);
+    }
+
+    /// Ask to be called again at time `at` even if nothing else happens then.
+    pub fn wake_at(&mut self, at: Time) {
+        self.wakeups.push(at);
+    }
+
+    /// Jobs to start, in decision order.
+    pub fn starts(&self) -> &[JobId] {
+        &self.starts
+    }
+
+    /// Requested wake-up times.
+    pub fn wakeups(&self) -> &[Time] {
+        &self.wakeups
+    }
+
+    /// Forget all decisions (the simulator does this before each call).
+    pub fn clear(&mut self) {
+        self.starts.clear();
+        self.wakeups.clear();
+    }
+}

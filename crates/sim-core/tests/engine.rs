@@ -1,0 +1,240 @@
+//! The event loop: ordering at equal times, decision validation, and the
+//! schedule it records.
+
+use schedsim_sim_core::{
+    Decisions, Job, JobId, JobModel, JobSet, OverrunRule, Policy, SimError, Time, View, simulate,
+};
+
+fn job(number: u64, submit: Time, size: u32, estimate: Time, runtime: Time) -> Job {
+    Job {
+        number,
+        record_index: number as u32,
+        submit,
+        size,
+        requested_size: size,
+        estimate,
+        runtime,
+        requested_start: None,
+    }
+}
+
+/// Starts queue-head jobs while they fit, and records what it saw.
+#[derive(Default)]
+struct Fcfs {
+    calls: Vec<(Time, u32, Vec<u64>, Vec<u64>)>,
+}
+
+impl Policy for Fcfs {
+    fn name(&self) -> &str {
+        "test-fcfs"
+    }
+
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let numbers = |ids: &[JobId]| ids.iter().map(|&id| view.job(id).number).collect();
+        self.calls.push((
+            view.now(),
+            view.free(),
+            numbers(view.arrived()),
+            numbers(view.ended()),
+        ));
+        let mut free = view.free();
+        for &id in view.queue() {
+            let size = view.job(id).size;
+            if size > free {
+                break;
+            }
+            free -= size;
+            decisions.start(id);
+        }
+    }
+}
+
+#[test]
+fn ends_are_applied_before_arrivals_and_the_policy_is_called_once_per_timestamp() {
+    // 4 processors. Job 1 (4 procs) runs 0..10. Jobs 2 and 3 arrive at 10,
+    // exactly when job 1 ends: the policy is called once at 10 and already
+    // sees the 4 freed processors, so both start at 10.
+    let jobs = JobSet::from_jobs(
+        vec![
+            job(1, 0, 4, 10, 10),
+            job(2, 10, 2, 5, 5),
+            job(3, 10, 2, 5, 5),
+        ],
+        &JobModel::new(4),
+    )
+    .unwrap();
+    let mut policy = Fcfs::default();
+    let schedule = simulate(&jobs, &mut policy).unwrap();
+    assert_eq!(schedule.starts(), [0, 10, 10]);
+    assert_eq!(schedule.ends(), [10, 15, 15]);
+    assert_eq!(
+        policy.calls,
+        [
+            (0, 4, vec![1], vec![]),
+            // One call at 10, after both the end of 1 and the arrivals.
+            (10, 4, vec![2, 3], vec![1]),
+        ]
+    );
+    // Lowest free processors first.
+    let ranges = |id| {
+        schedule
+            .allocation(JobId(id))
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ranges(0), ["0-3"]);
+    assert_eq!(ranges(1), ["0-1"]);
+    assert_eq!(ranges(2), ["2-3"]);
+    // Events: 3 arrivals + 3 ends; timestamps 0, 10, 15.
+    assert_eq!(schedule.stats().events, 6);
+    assert_eq!(schedule.stats().timestamps, 3);
+    assert_eq!(schedule.stats().policy_calls, 2);
+}
+
+#[test]
+fn zero_runtime_jobs_end_at_their_start_and_the_policy_runs_again() {
+    // Job 1 (2 procs, runtime 0) and job 2 (2 procs) on 2 processors, both
+    // at 0: job 1 starts and ends at 0, then job 2 starts at 0 too.
+    let jobs = JobSet::from_jobs(
+        vec![job(1, 0, 2, 1, 0), job(2, 0, 2, 5, 5)],
+        &JobModel::new(2),
+    )
+    .unwrap();
+    let mut policy = Fcfs::default();
+    let schedule = simulate(&jobs, &mut policy).unwrap();
+    assert_eq!(schedule.starts(), [0, 0]);
+    assert_eq!(schedule.ends(), [0, 5]);
+    assert_eq!(policy.calls.len(), 2);
+}
+
+#[test]
+fn killed_and_extended_jobs_end_at_their_runtime() {
+    // The job model already cut the runtime under the kill rule; the core
+    // ends every job at start + runtime.
+    let record = workload_format::Record {
+        submit_time: Some(0),
+        run_time: Some(100),
+        requested_processors: Some(1),
+        requested_time: Some(60),
+        ..workload_format::Record::unknown(1)
+    };
+    let mut model = JobModel::new(1);
+    let killed = JobSet::from_records([&record], &model).unwrap();
+    assert_eq!(
+        simulate(&killed, &mut Fcfs::default())
+            .unwrap()
+            .end(JobId(0)),
+        60
+    );
+    model.overrun = OverrunRule::Extend;
+    let extended = JobSet::from_records([&record], &model).unwrap();
+    assert_eq!(
+        simulate(&extended, &mut Fcfs::default())
+            .unwrap()
+            .end(JobId(0)),
+        100
+    );
+}
+
+#[test]
+fn running_jobs_past_their_estimate_are_expected_to_end_now() {
+    // Extend rule: job 1 has estimate 10 but runs 30. At time 20 (arrival of
+    // job 2) the view must report its expected end as 21 (the soonest it can
+    // still end), not 10.
+    struct Probe(Vec<Time>);
+    impl Policy for Probe {
+        fn name(&self) -> &str {
+            "probe"
+        }
+        fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+            self.0.extend(view.running().map(|r| r.expected_end));
+            if let Some(&head) = view.queue().first()
+                && view.job(head).size <= view.free()
+            {
+                decisions.start(head);
+            }
+        }
+    }
+    let mut model = JobModel::new(1);
+    model.overrun = OverrunRule::Extend;
+    let jobs = JobSet::from_jobs(vec![job(1, 0, 1, 10, 30), job(2, 20, 1, 5, 5)], &model).unwrap();
+    let mut probe = Probe(Vec::new());
+    let schedule = simulate(&jobs, &mut probe).unwrap();
+    // Calls at 0 (nothing running), 20 (job 1 past its estimate) and 30
+    // (job 1 has ended).
+    assert_eq!(probe.0, [21]);
+    assert_eq!(schedule.starts(), [0, 30]);
+}
+
+struct Scripted(Vec<(Time, Vec<u32>, Vec<Time>)>);
+
+impl Policy for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        for (at, starts, wakes) in &self.0 {
+            if *at == view.now() {
+                starts.iter().for_each(|&id| decisions.start(JobId(id)));
+                wakes.iter().for_each(|&t| decisions.wake_at(t));
+            }
+        }
+    }
+}
+
+#[test]
+fn invalid_decisions_are_errors() {
+    let jobs = JobSet::from_jobs(
+        vec![
+            job(1, 0, 3, 10, 10),
+            job(2, 0, 2, 10, 10),
+            job(3, 50, 1, 1, 1),
+        ],
+        &JobModel::new(4),
+    )
+    .unwrap();
+    // 3 + 2 processors on a 4-processor machine.
+    let err = simulate(&jobs, &mut Scripted(vec![(0, vec![0, 1], vec![])])).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "policy scripted started job JobId(1) needing 2 processors at time 0, but only 1 are free"
+    );
+    // Starting the same job twice.
+    let err = simulate(&jobs, &mut Scripted(vec![(0, vec![0, 0], vec![])])).unwrap_err();
+    assert!(matches!(err, SimError::NotWaiting { job: JobId(0), .. }));
+    // Starting a job that has not arrived yet.
+    let err = simulate(&jobs, &mut Scripted(vec![(0, vec![2], vec![])])).unwrap_err();
+    assert!(matches!(err, SimError::NotWaiting { job: JobId(2), .. }));
+    // An unknown job id.
+    let err = simulate(&jobs, &mut Scripted(vec![(0, vec![9], vec![])])).unwrap_err();
+    assert!(matches!(err, SimError::NotWaiting { job: JobId(9), .. }));
+    // A wake-up in the past.
+    let err = simulate(&jobs, &mut Scripted(vec![(0, vec![], vec![-1])])).unwrap_err();
+    assert!(matches!(err, SimError::WakeInPast { wake: -1, .. }));
+}
+
+#[test]
+fn a_policy_that_never_starts_jobs_stalls_with_an_error() {
+    let jobs = JobSet::from_jobs(vec![job(1, 0, 1, 10, 10)], &JobModel::new(4)).unwrap();
+    let err = simulate(&jobs, &mut Scripted(vec![])).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "policy scripted left 1 jobs waiting on an idle machine at time 0 with no event pending"
+    );
+}
+
+#[test]
+fn wakeups_call_the_policy_at_the_requested_time() {
+    // Nothing happens between 0 and 50, but the policy asked to be woken at
+    // 7 and starts the job then.
+    let jobs = JobSet::from_jobs(vec![job(1, 0, 1, 10, 10)], &JobModel::new(4)).unwrap();
+    let schedule = simulate(
+        &jobs,
+        &mut Scripted(vec![(0, vec![], vec![7, 7]), (7, vec![0], vec![])]),
+    )
+    .unwrap();
+    assert_eq!(schedule.start(JobId(0)), 7);
+    // 1 arrival, 2 wake-ups (both at 7), 1 end.
+    assert_eq!(schedule.stats().events, 4);
+}
