@@ -1,0 +1,370 @@
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
+
+use crate::order::QueueOrder;
+use crate::profile::Profile;
+use crate::shadow::shadow;
+
+/// How many waiting jobs hold a reservation (Maui's RESERVATIONDEPTH).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Depth {
+    /// The first `k` jobs in queue order that cannot start get a
+    /// reservation; other jobs may start only if they delay none of them.
+    /// `0` means no backfilling at all: the scan stops at the first job that
+    /// does not fit. `1` is EASY.
+    Jobs(u32),
+    /// Every waiting job holds a reservation: conservative backfilling.
+    All,
+}
+
+impl fmt::Display for Depth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Jobs(k) => write!(f, "{k}"),
+            Self::All => f.write_str("all"),
+        }
+    }
+}
+
+/// Backfilling with a queue order and a reservation depth: FCFS (depth 0),
+/// EASY (depth 1), depth-k, and conservative (depth all) are one mechanism.
+///
+/// At every call the waiting jobs are taken in [`QueueOrder`]:
+/// - **Depth 0** starts jobs while they fit and stops at the first one that
+///   does not: plain FCFS (or SJF, LJF... without backfilling).
+/// - **Depth 1 (EASY)** follows appendix A.1 of the LOS thesis: jobs start
+///   while they fit; for the first one that does not, the shadow time and
+///   extra processors are computed from the running jobs (including those
+///   started in this call) ordered by expected end ([`crate::shadow`]); every
+///   later job in queue order starts if it fits in the free processors and
+///   either ends by the shadow time or fits in the extra processors (which
+///   it then uses up). Recomputing shadow and extra after each backfilled
+///   job, as A.1 does, gives the same result as this single pass: a job
+///   that ends by the shadow time changes neither, and one that does not
+///   only lowers the extra processors by its size.
+/// - **Depth k** keeps a profile of future free processors (the running
+///   jobs' expected ends). Each job in queue order is placed at its earliest
+///   anchor (appendix A.2, step 1); it starts if that is now; otherwise the
+///   first `k` such jobs reserve their anchor in the profile and the rest are
+///   skipped. Reservations are recomputed at every call (Maui's
+///   CURRENTHIGHEST), so for FCFS order depth 1 here equals EASY.
+/// - **Depth all (conservative)** follows appendix A.2: every job gets a
+///   reservation at its anchor when it arrives, and keeps it. When a job
+///   ends before its expected end, the schedule is *compressed*: the
+///   reserved jobs are taken in queue order and each one is removed from the
+///   profile and placed again at its earliest anchor, with all other
+///   reservations in place. Its old slot is still free, so it never moves
+///   later. Jobs whose reservation time has come start, and the policy asks
+///   to be woken at the next reservation time. A job that runs past
+///   its estimate (possible only when jobs are not killed at their
+///   estimate) can make a reservation infeasible; such a job is placed again
+///   like a new arrival, the only case in which a reservation moves later.
+#[derive(Debug, Clone)]
+pub struct Backfill {
+    name: String,
+    order: QueueOrder,
+    depth: Depth,
+    engine: Engine,
+    ordered: Vec<JobId>,
+    /// Jobs started in this call: (expected end, size), sorted by end.
+    started: Vec<(Time, u32)>,
+    profile: Profile,
+    /// Conservative: the reserved start of each waiting job, by job id.
+    /// Depth 1 and k: the reservations made in the last call.
+    reservations: Vec<Option<Time>>,
+    reserved_last_call: Vec<JobId>,
+    /// Conservative: the last wake-up time asked for, to ask only once.
+    wake_requested: Time,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Engine {
+    /// Depth 0 and 1: a scan of the queue and at most one shadow time.
+    Scan,
+    /// Depth k >= 2, or any depth when forced for testing: a profile.
+    Profile,
+    /// Depth all: persistent reservations in a profile.
+    Conservative,
+}
+
+impl Backfill {
+    /// A backfilling policy with the given order and depth. Its name is the
+    /// canonical spec, e.g. `easy`, `conservative:order=sjf`,
+    /// `backfill:depth=3`.
+    pub fn new(order: QueueOrder, depth: Depth) -> Self {
+        let engine = match depth {
+            Depth::Jobs(0 | 1) => Engine::Scan,
+            Depth::Jobs(_) => Engine::Profile,
+            Depth::All => Engine::Conservative,
+        };
+        let base = match depth {
+            Depth::Jobs(0) => "fcfs".to_owned(),
+            Depth::Jobs(1) => "easy".to_owned(),
+            Depth::All => "conservative".to_owned(),
+            Depth::Jobs(k) => format!("backfill:depth={k}"),
+        };
+        let name = match (order, base.contains(':')) {
+            (QueueOrder::Fcfs, _) => base,
+            (order, true) => format!("{base},order={}", order.name()),
+            (order, false) => format!("{base}:order={}", order.name()),
+        };
+        Self {
+            name,
+            order,
+            depth,
+            engine,
+            ordered: Vec::new(),
+            started: Vec::new(),
+            profile: Profile::default(),
+            reservations: Vec::new(),
+            reserved_last_call: Vec::new(),
+            wake_requested: Time::MIN,
+        }
+    }
+
+    /// FCFS: arrival order, no backfilling.
+    pub fn fcfs() -> Self {
+        Self::new(QueueOrder::Fcfs, Depth::Jobs(0))
+    }
+
+    /// EASY backfilling: arrival order, one reservation.
+    pub fn easy() -> Self {
+        Self::new(QueueOrder::Fcfs, Depth::Jobs(1))
+    }
+
+    /// Conservative backfilling: arrival order, a reservation for every job.
+    pub fn conservative() -> Self {
+        Self::new(QueueOrder::Fcfs, Depth::All)
+    }
+
+    /// The same policy computed with the general profile mechanism instead
+    /// of the EASY scan. Slower; the two must give identical schedules,
+    /// which the tests check.
+    #[doc(hidden)]
+    pub fn with_profile_engine(mut self) -> Self {
+        if self.engine == Engine::Scan && self.depth != Depth::Jobs(0) {
+            self.engine = Engine::Profile;
+        }
+        self
+    }
+
+    /// The queue order.
+    pub fn order(&self) -> QueueOrder {
+        self.order
+    }
+
+    /// The reservation depth.
+    pub fn depth(&self) -> Depth {
+        self.depth
+    }
+
+    /// The start time reserved for a waiting job after the last call, if it
+    /// holds a reservation (for EASY: the shadow time of the blocked job).
+    pub fn reservation(&self, id: JobId) -> Option<Time> {
+        self.reservations.get(id.index()).copied().flatten()
+    }
+
+    fn start(&mut self, view: &View<'_>, id: JobId, decisions: &mut Decisions) {
+        decisions.start(id);
+        let end = view.now() + view.estimate(id);
+        let position = self.started.partition_point(|&(e, _)| e <= end);
+        self.started.insert(position, (end, view.job(id).size));
+    }
+
+    fn clear_call_reservations(&mut self) {
+        for id in self.reserved_last_call.drain(..) {
+            self.reservations[id.index()] = None;
+        }
+    }
+
+    fn reserve_for_call(&mut self, id: JobId, at: Time) {
+        self.reservations[id.index()] = Some(at);
+        self.reserved_last_call.push(id);
+    }
+
+    /// Depth 0 and 1 (appendix A.1).
+    fn schedule_scan(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let now = view.now();
+        let mut free = view.free();
+        let mut reservation = None;
+        for index in 0..self.ordered.len() {
+            if free == 0 {
+                break;
+            }
+            let id = self.ordered[index];
+            let size = view.job(id).size;
+            let Some(shadow) = reservation.as_mut() else {
+                if size <= free {
+                    self.start(view, id, decisions);
+                    free -= size;
+                    continue;
+                }
+                if self.depth == Depth::Jobs(0) {
+                    break;
+                }
+                // The job never fits only if it is larger than the machine,
+                // which the job model rules out.
+                let Some(found) = shadow(view, &self.started, free, size) else {
+                    break;
+                };
+                self.reserve_for_call(id, found.time);
+                reservation = Some(found);
+                continue;
+            };
+            if size > free {
+                continue;
+            }
+            if now + view.estimate(id) <= shadow.time {
+                self.start(view, id, decisions);
+                free -= size;
+            } else if size <= shadow.extra {
+                self.start(view, id, decisions);
+                free -= size;
+                shadow.extra -= size;
+            }
+        }
+    }
+
+    /// Depth k, recomputed at every call.
+    fn schedule_profile(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let now = view.now();
+        let limit = match self.depth {
+            Depth::Jobs(k) => k,
+            Depth::All => u32::MAX,
+        };
+        self.profile.reset(
+            now,
+            view.free(),
+            view.running().map(|job| (job.expected_end, job.size)),
+        );
+        let mut reserved = 0;
+        let mut free = view.free();
+        for index in 0..self.ordered.len() {
+            if free == 0 && reserved == limit {
+                break;
+            }
+            let id = self.ordered[index];
+            let (size, estimate) = (view.job(id).size, view.estimate(id));
+            let Some(anchor) = self.profile.earliest_start(size, estimate) else {
+                continue;
+            };
+            if anchor == now {
+                self.profile.reserve(now, now + estimate, size);
+                self.start(view, id, decisions);
+                free -= size;
+            } else if reserved < limit {
+                self.profile.reserve(anchor, anchor + estimate, size);
+                self.reserve_for_call(id, anchor);
+                reserved += 1;
+            }
+        }
+    }
+
+    /// Depth all: persistent reservations with compression (appendix A.2).
+    fn schedule_conservative(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let now = view.now();
+        self.profile.reset(
+            now,
+            view.free(),
+            view.running().map(|job| (job.expected_end, job.size)),
+        );
+        // Capacity came back before it was expected: compress.
+        let mut compress = view.ended().iter().any(|&id| {
+            view.started_at(id)
+                .is_some_and(|start| now < start + view.estimate(id))
+        });
+        // Put the held reservations back into the profile.
+        for index in 0..self.ordered.len() {
+            let id = self.ordered[index];
+            let Some(at) = self.reservations[id.index()] else {
+                continue;
+            };
+            let (size, estimate) = (view.job(id).size, view.estimate(id));
+            if self.profile.fits(at, size, estimate) {
+                self.profile.reserve(at, at + estimate, size);
+            } else {
+                // Only a job running past its estimate can cause this.
+                self.reservations[id.index()] = None;
+                compress = true;
+            }
+        }
+        if compress {
+            for index in 0..self.ordered.len() {
+                let id = self.ordered[index];
+                let Some(at) = self.reservations[id.index()] else {
+                    continue;
+                };
+                let (size, estimate) = (view.job(id).size, view.estimate(id));
+                self.profile.release(at, at + estimate, size);
+                let anchor = self
+                    .profile
+                    .earliest_start(size, estimate)
+                    .filter(|&anchor| anchor <= at)
+                    .unwrap_or(at);
+                self.profile.reserve(anchor, anchor + estimate, size);
+                self.reservations[id.index()] = Some(anchor);
+            }
+        }
+        // New arrivals (and displaced jobs) take the earliest anchor left.
+        for index in 0..self.ordered.len() {
+            let id = self.ordered[index];
+            if self.reservations[id.index()].is_some() {
+                continue;
+            }
+            let (size, estimate) = (view.job(id).size, view.estimate(id));
+            if let Some(anchor) = self.profile.earliest_start(size, estimate) {
+                self.profile.reserve(anchor, anchor + estimate, size);
+                self.reservations[id.index()] = Some(anchor);
+            }
+        }
+        let mut next_start = Time::MAX;
+        for index in 0..self.ordered.len() {
+            let id = self.ordered[index];
+            match self.reservations[id.index()] {
+                Some(at) if at == now => {
+                    self.reservations[id.index()] = None;
+                    decisions.start(id);
+                }
+                Some(at) => next_start = next_start.min(at),
+                None => {}
+            }
+        }
+        // A reservation is a promise to start at that time. Usually a job
+        // ends then anyway, but after a compression a reservation can sit at
+        // a time when nothing happens (e.g. the planned end of a job that
+        // has since moved earlier): make sure the policy runs then.
+        if next_start != Time::MAX && next_start != self.wake_requested {
+            decisions.wake_at(next_start);
+            self.wake_requested = next_start;
+        }
+    }
+}
+
+impl Policy for Backfill {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        if self.reservations.len() < view.jobs().len() {
+            self.reservations.resize(view.jobs().len(), None);
+        }
+        self.order.arrange(view, &mut self.ordered);
+        self.started.clear();
+        match self.engine {
+            Engine::Scan => {
+                self.clear_call_reservations();
+                self.schedule_scan(view, decisions);
+            }
+            Engine::Profile => {
+                self.clear_call_reservations();
+                self.schedule_profile(view, decisions);
+            }
+            Engine::Conservative => self.schedule_conservative(view, decisions),
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Why a policy spec (`NAME[:key=value,...]`) could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The spec has no name.
+    #[error("empty policy name")]
+    Empty,
+    /// No policy has this name.
+    #[error("unknown policy `{name}` (known: {known})")]
+    UnknownPolicy {
+        /// The name given.
+        name: String,
+        /// The names that exist, comma-separated.
+        known: String,
+    },
+    /// An option is not `key=value`.
+    #[error("policy spec `{spec}`: option `{option}` is not key=value")]
+    MalformedOption {
+        /// The whole spec.
+        spec: String,
+        /// The offending option text.
+        option: String,
+    },
+    /// An option is given twice.
+    #[error("policy spec `{spec}` repeats option `{option}`")]
+    DuplicateOption {
+        /// The whole spec.
+        spec: String,
+        /// The repeated key.
+        option: String,
+    },
+    /// The policy has no such option.
+    #[error("policy `{policy}` has no option `{option}` (known: {known})")]
+    UnknownOption {
+        /// The policy.
+        policy: String,
+        /// The option given.
+        option: String,
+        /// The options it has, comma-separated.
+        known: String,
+    },
+    /// A required option is missing.
+    #[error("policy `{policy}` needs option `{option}`")]
+    MissingOption {
+        /// The policy.
+        policy: String,
+        /// The missing option.
+        option: String,
+    },
+    /// An option's value does not parse.
+    #[error("policy `{policy}`: option `{option}` = `{value}` is not valid (expected {expected})")]
+    BadValue {
+        /// The policy.
+        policy: String,
+        /// The option.
+        option: String,
+        /// The value given.
+        value: String,
+        /// What would be accepted.
+        expected: String,
+    },
+}

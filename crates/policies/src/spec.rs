@@ -1,0 +1,271 @@
+use std::fmt;
+use std::str::FromStr;
+
+use schedsim_sim_core::Policy;
+
+use crate::backfill::{Backfill, Depth};
+use crate::error::SpecError;
+use crate::order::QueueOrder;
+
+/// A policy named on the command line: `NAME[:key=value,...]`, e.g. `easy`,
+/// `easy:order=sjf`, `backfill:depth=4,order=saf`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PolicySpec {
+    /// The policy's name.
+    pub name: String,
+    /// Its options, in the order given.
+    pub options: Vec<(String, String)>,
+}
+
+impl FromStr for PolicySpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim();
+        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(SpecError::Empty);
+        }
+        let mut options: Vec<(String, String)> = Vec::new();
+        for option in rest.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            let Some((key, value)) = option.split_once('=') else {
+                return Err(SpecError::MalformedOption {
+                    spec: text.to_owned(),
+                    option: option.to_owned(),
+                });
+            };
+            let (key, value) = (key.trim(), value.trim());
+            if key.is_empty() || value.is_empty() {
+                return Err(SpecError::MalformedOption {
+                    spec: text.to_owned(),
+                    option: option.to_owned(),
+                });
+            }
+            if options.iter().any(|(k, _)| k == key) {
+                return Err(SpecError::DuplicateOption {
+                    spec: text.to_owned(),
+                    option: key.to_owned(),
+                });
+            }
+            options.push((key.to_owned(), value.to_owned()));
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            options,
+        })
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        for (index, (key, value)) in self.options.iter().enumerate() {
+            let separator = if index == 0 { ':' } else { ',' };
+            write!(f, "{separator}{key}={value}")?;
+        }
+        Ok(())
+    }
+}
+
+impl PolicySpec {
+    /// A name safe for a directory: the spec with `:` and `,` turned into
+    /// `_`, e.g. `easy_order=sjf`.
+    pub fn dir_name(&self) -> String {
+        self.to_string().replace([':', ','], "_")
+    }
+}
+
+/// One policy the registry can build, for listings and `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PolicyInfo {
+    /// The name used in specs.
+    pub name: &'static str,
+    /// One line about it.
+    pub summary: &'static str,
+    /// Its options: (key, meaning and values).
+    pub options: &'static [(&'static str, &'static str)],
+}
+
+const ORDER_OPTION: (&str, &str) = (
+    "order",
+    "queue order: fcfs (default), sjf (shortest estimate), ljf (largest), saf (smallest size x estimate)",
+);
+
+/// Every policy [`build_policy`] knows.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "fcfs",
+        summary: "first come first served, no backfilling (backfill depth 0)",
+        options: &[ORDER_OPTION],
+    },
+    PolicyInfo {
+        name: "easy",
+        summary: "EASY backfilling: one reservation, for the first waiting job (depth 1)",
+        options: &[ORDER_OPTION],
+    },
+    PolicyInfo {
+        name: "conservative",
+        summary: "conservative backfilling: every waiting job holds a reservation (depth all)",
+        options: &[ORDER_OPTION],
+    },
+    PolicyInfo {
+        name: "backfill",
+        summary: "backfilling with a reservation depth, as Maui's RESERVATIONDEPTH",
+        options: &[
+            (
+                "depth",
+                "reservations: 0 (no backfilling), 1 (EASY), k, or all (conservative); required",
+            ),
+            ORDER_OPTION,
+        ],
+    },
+];
+
+/// Builds the policy a spec names.
+///
+/// # Errors
+/// An unknown policy or option, a missing required option, or a value that
+/// does not parse.
+pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecError> {
+    let Some(info) = POLICIES.iter().find(|info| info.name == spec.name) else {
+        return Err(SpecError::UnknownPolicy {
+            name: spec.name.clone(),
+            known: POLICIES
+                .iter()
+                .map(|info| info.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    };
+    let options = Options::new(spec, info)?;
+    let order = match options.get("order") {
+        None => QueueOrder::Fcfs,
+        Some(value) => QueueOrder::from_name(value)
+            .ok_or_else(|| options.bad_value("order", value, "fcfs, sjf, ljf or saf"))?,
+    };
+    let depth = match spec.name.as_str() {
+        "fcfs" => Depth::Jobs(0),
+        "easy" => Depth::Jobs(1),
+        "conservative" => Depth::All,
+        _ => match options.get("depth") {
+            None => {
+                return Err(SpecError::MissingOption {
+                    policy: spec.name.clone(),
+                    option: "depth".to_owned(),
+                });
+            }
+            Some("all") => Depth::All,
+            Some(value) => Depth::Jobs(
+                value
+                    .parse()
+                    .map_err(|_| options.bad_value("depth", value, "a number or all"))?,
+            ),
+        },
+    };
+    Ok(Box::new(Backfill::new(order, depth)))
+}
+
+/// A spec's options, checked against what the policy accepts.
+struct Options<'a> {
+    spec: &'a PolicySpec,
+}
+
+impl<'a> Options<'a> {
+    fn new(spec: &'a PolicySpec, info: &PolicyInfo) -> Result<Self, SpecError> {
+        for (key, _) in &spec.options {
+            if !info.options.iter().any(|(known, _)| known == key) {
+                return Err(SpecError::UnknownOption {
+                    policy: spec.name.clone(),
+                    option: key.clone(),
+                    known: info
+                        .options
+                        .iter()
+                        .map(|(known, _)| *known)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        Ok(Self { spec })
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.spec
+            .options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn bad_value(&self, option: &str, value: &str, expected: &str) -> SpecError {
+        SpecError::BadValue {
+            policy: self.spec.name.clone(),
+            option: option.to_owned(),
+            value: value.to_owned(),
+            expected: expected.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(text: &str) -> Result<String, String> {
+        let spec: PolicySpec = text.parse().map_err(|e: SpecError| e.to_string())?;
+        build_policy(&spec)
+            .map(|policy| policy.name().to_owned())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn names_and_options() {
+        assert_eq!(build("fcfs").unwrap(), "fcfs");
+        assert_eq!(build("easy").unwrap(), "easy");
+        assert_eq!(build(" easy : order = sjf ").unwrap(), "easy:order=sjf");
+        assert_eq!(build("conservative").unwrap(), "conservative");
+        assert_eq!(build("backfill:depth=1").unwrap(), "easy");
+        assert_eq!(build("backfill:depth=all").unwrap(), "conservative");
+        assert_eq!(
+            build("backfill:depth=4,order=saf").unwrap(),
+            "backfill:depth=4,order=saf"
+        );
+        assert_eq!(
+            "backfill:depth=4,order=saf"
+                .parse::<PolicySpec>()
+                .unwrap()
+                .dir_name(),
+            "backfill_depth=4_order=saf"
+        );
+    }
+
+    #[test]
+    fn errors_name_what_is_wrong() {
+        assert_eq!(
+            build("eazy").unwrap_err(),
+            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill)"
+        );
+        assert_eq!(
+            build("easy:depth=2").unwrap_err(),
+            "policy `easy` has no option `depth` (known: order)"
+        );
+        assert_eq!(
+            build("easy:order=random").unwrap_err(),
+            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ljf or saf)"
+        );
+        assert_eq!(
+            build("backfill").unwrap_err(),
+            "policy `backfill` needs option `depth`"
+        );
+        assert_eq!(
+            build("easy:order").unwrap_err(),
+            "policy spec `easy:order`: option `order` is not key=value"
+        );
+        assert_eq!(
+            build("easy:order=sjf,order=ljf").unwrap_err(),
+            "policy spec `easy:order=sjf,order=ljf` repeats option `order`"
+        );
+        assert_eq!(build(":x=1").unwrap_err(), "empty policy name");
+    }
+}

@@ -1,0 +1,142 @@
+//! The hand-made scheduler scenarios of pyss (shared/golden/pyss): 100
+//! processors, and every job's expected finish time is its id's integer
+//! part. Read from `$SCHEDSIM_GOLDEN` or `$SCHEDSIM_TRACES/../golden`.
+
+use std::path::PathBuf;
+
+use schedsim_policies::{PolicySpec, build_policy};
+use schedsim_sim_core::{Job, JobId, JobModel, JobSet, simulate};
+
+fn golden_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("SCHEDSIM_GOLDEN") {
+        return Some(PathBuf::from(dir).join("pyss"));
+    }
+    let traces = std::env::var_os("SCHEDSIM_TRACES")?;
+    Some(PathBuf::from(traces).join("../golden/pyss"))
+}
+
+/// One pyss scenario: jobs and, per job, the expected finish time.
+struct Scenario {
+    jobs: JobSet,
+    expected: Vec<(String, i64)>,
+}
+
+/// Reads a pyss input file: `submit id estimate procs actual admin_qos
+/// user_qos user`. Like pyss's loader, jobs with estimate < actual, a
+/// negative submit time, no processors or a negative runtime are dropped.
+fn load(name: &str) -> Scenario {
+    let path = golden_dir().unwrap().join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut jobs = Vec::new();
+    let mut ids = Vec::new();
+    for (line_number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let number = |i: usize| -> i64 {
+            fields[i].parse::<f64>().unwrap_or_else(|_| {
+                panic!(
+                    "{name}:{}: field {} is not a number",
+                    line_number + 1,
+                    i + 1
+                )
+            }) as i64
+        };
+        let (submit, estimate, procs, actual) = (number(0), number(2), number(3), number(4));
+        if estimate < actual || submit < 0 || procs <= 0 || actual < 0 {
+            continue;
+        }
+        let index = jobs.len();
+        jobs.push(Job {
+            number: index as u64,
+            record_index: index as u32,
+            submit,
+            size: procs as u32,
+            requested_size: procs as u32,
+            estimate: estimate.max(1),
+            runtime: actual,
+            requested_start: None,
+        });
+        ids.push(fields[1].to_owned());
+    }
+    // JobSet sorts by submit time, stably: keep the ids in that order.
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| jobs[i].submit);
+    let expected = order
+        .iter()
+        .map(|&i| {
+            let id = ids[i].clone();
+            let finish = id.parse::<f64>().expect("pyss ids are numbers") as i64;
+            (id, finish)
+        })
+        .collect();
+    Scenario {
+        jobs: JobSet::from_jobs(jobs, &JobModel::new(100)).unwrap(),
+        expected,
+    }
+}
+
+/// Runs `policy` on every named file and returns the mismatches.
+fn check(policy: &str, files: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for name in files {
+        let scenario = load(name);
+        let spec: PolicySpec = policy.parse().unwrap();
+        let mut policy = build_policy(&spec).unwrap();
+        let schedule = simulate(&scenario.jobs, &mut policy).unwrap();
+        for (index, (id, expected)) in scenario.expected.iter().enumerate() {
+            let end = schedule.end(JobId(index as u32));
+            if end != *expected {
+                problems.push(format!(
+                    "{name}: job {id} finished at {end}, expected {expected}"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn files(prefix: &str, range: std::ops::RangeInclusive<u32>) -> Vec<String> {
+    range.map(|i| format!("{prefix}.{i}")).collect()
+}
+
+macro_rules! golden {
+    ($test:ident, $policy:expr, $($prefix:expr => $range:expr),+ $(,)?) => {
+        #[test]
+        fn $test() {
+            if golden_dir().is_none() {
+                println!("skipped: neither SCHEDSIM_GOLDEN nor SCHEDSIM_TRACES is set");
+                return;
+            }
+            let mut names = Vec::new();
+            $(names.extend(files($prefix, $range));)+
+            let problems = check($policy, &names);
+            assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
+        }
+    };
+}
+
+golden!(fcfs_basic, "fcfs", "basic_input" => 0..=28, "extreme_input" => 0..=1);
+golden!(fcfs, "fcfs", "fcfs_input" => 0..=7);
+golden!(conservative_basic, "conservative", "basic_input" => 0..=28, "extreme_input" => 0..=1);
+golden!(conservative, "conservative", "bf_input" => 0..=8, "cons_bf_input" => 0..=1);
+golden!(easy_basic, "easy", "basic_input" => 0..=28, "extreme_input" => 0..=2);
+golden!(easy, "easy", "bf_input" => 0..=8, "easy_bf_input" => 0..=3);
+
+#[test]
+fn the_check_detects_a_wrong_scheduler() {
+    if golden_dir().is_none() {
+        println!("skipped: neither SCHEDSIM_GOLDEN nor SCHEDSIM_TRACES is set");
+        return;
+    }
+    // bf_input.3 needs backfilling: its 16.x jobs start at 6 only because
+    // they backfill; under FCFS they wait, so the check must report them.
+    let problems = check("fcfs", &files("bf_input", 3..=3));
+    assert!(
+        problems.iter().any(|p| p.contains("job 16.1 ")),
+        "{problems:?}"
+    );
+}

@@ -1,0 +1,213 @@
+//! Property tests over random small workloads: what every schedule must
+//! satisfy, and the guarantees of EASY and conservative backfilling.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use schedsim_policies::{Backfill, Depth, QueueOrder};
+use schedsim_sim_core::{
+    Decisions, Job, JobId, JobModel, JobSet, Policy, Schedule, Time, View, simulate,
+};
+
+const PROCS: u32 = 16;
+
+/// Random jobs on a 16-processor machine. With `exact`, estimates equal
+/// runtimes; otherwise estimates are up to 3x the runtime.
+fn workload(exact: bool) -> impl Strategy<Value = JobSet> {
+    prop::collection::vec((0..120i64, 1..=PROCS, 0..40i64, 0..80i64), 1..28).prop_map(
+        move |specs| {
+            let jobs = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (submit, size, runtime, slack))| {
+                    // Exact estimates need runtimes of at least 1 s, the
+                    // smallest estimate.
+                    let runtime = if exact { runtime.max(1) } else { runtime };
+                    let estimate = if exact { runtime } else { runtime + slack };
+                    Job {
+                        number: i as u64,
+                        record_index: i as u32,
+                        submit,
+                        size,
+                        requested_size: size,
+                        estimate: estimate.max(1),
+                        runtime,
+                        requested_start: None,
+                    }
+                })
+                .collect();
+            JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()
+        },
+    )
+}
+
+fn all_policies() -> Vec<Backfill> {
+    let mut policies = Vec::new();
+    for order in QueueOrder::ALL {
+        for depth in [Depth::Jobs(0), Depth::Jobs(1), Depth::Jobs(3), Depth::All] {
+            policies.push(Backfill::new(order, depth));
+        }
+    }
+    policies
+}
+
+/// Checks, independently of the simulator, that no job starts before it is
+/// submitted, ends at start + runtime, and that processors in use never
+/// exceed the machine.
+fn check_feasible(jobs: &JobSet, schedule: &Schedule) -> Result<(), TestCaseError> {
+    let mut changes: Vec<(Time, i64)> = Vec::new();
+    for (index, job) in jobs.jobs().iter().enumerate() {
+        let id = JobId(index as u32);
+        let (start, end) = (schedule.start(id), schedule.end(id));
+        prop_assert!(
+            start >= job.submit,
+            "job {index} starts at {start} before its submit time {}",
+            job.submit
+        );
+        prop_assert_eq!(end, start + job.runtime);
+        let allocated: u32 = schedule.allocation(id).iter().map(|r| r.len()).sum();
+        prop_assert_eq!(allocated, job.size);
+        changes.push((start, i64::from(job.size)));
+        changes.push((end, -i64::from(job.size)));
+    }
+    // Ends before starts at equal times: processors freed at t are free at t.
+    changes.sort_by_key(|&(time, delta)| (time, delta));
+    let mut in_use = 0;
+    for (time, delta) in changes {
+        in_use += delta;
+        prop_assert!(
+            in_use <= i64::from(PROCS),
+            "{in_use} processors in use at {time}"
+        );
+    }
+    Ok(())
+}
+
+/// Wraps a backfilling policy and records, for every job, the first start
+/// time it was promised: for EASY the shadow time computed independently
+/// when the job first waits at the head of the queue, for conservative the
+/// first reservation the policy reports.
+struct Recorder {
+    inner: Backfill,
+    promised: BTreeMap<JobId, Time>,
+}
+
+impl Policy for Recorder {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        self.inner.schedule(view, decisions);
+        let started = decisions.starts();
+        let waiting: Vec<JobId> = view
+            .queue()
+            .iter()
+            .copied()
+            .filter(|id| !started.contains(id))
+            .collect();
+        match self.inner.depth() {
+            Depth::Jobs(1) => {
+                let Some(&head) = waiting.first() else { return };
+                if self.promised.contains_key(&head) {
+                    return;
+                }
+                // Shadow time by brute force: the first expected end at
+                // which the processors of the jobs still running cover the
+                // head's size.
+                let mut ends: Vec<(Time, u32)> = view
+                    .running()
+                    .map(|job| (job.expected_end, job.size))
+                    .chain(
+                        started
+                            .iter()
+                            .map(|&id| (view.now() + view.estimate(id), view.job(id).size)),
+                    )
+                    .collect();
+                ends.sort_unstable();
+                let busy_after = |t: Time| -> u32 {
+                    ends.iter()
+                        .filter(|&&(end, _)| end > t)
+                        .map(|&(_, size)| size)
+                        .sum()
+                };
+                let size = view.job(head).size;
+                let shadow = ends
+                    .iter()
+                    .map(|&(end, _)| end)
+                    .find(|&t| view.procs() - busy_after(t) >= size)
+                    .expect("the head fits once everything has ended");
+                self.promised.insert(head, shadow);
+            }
+            Depth::All => {
+                for id in waiting {
+                    if let Some(at) = self.inner.reservation(id) {
+                        self.promised.entry(id).or_insert(at);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn every_schedule_is_feasible(jobs in workload(false)) {
+        for mut policy in all_policies() {
+            let schedule = simulate(&jobs, &mut policy).unwrap();
+            check_feasible(&jobs, &schedule)?;
+        }
+    }
+
+    #[test]
+    fn fcfs_starts_jobs_in_arrival_order(jobs in workload(false)) {
+        let schedule = simulate(&jobs, &mut Backfill::fcfs()).unwrap();
+        prop_assert!(schedule.starts().windows(2).all(|w| w[0] <= w[1]), "{:?}", schedule.starts());
+    }
+
+    #[test]
+    fn easy_starts_the_head_by_its_shadow_time(jobs in workload(true)) {
+        let mut recorder = Recorder { inner: Backfill::easy(), promised: BTreeMap::new() };
+        let schedule = simulate(&jobs, &mut recorder).unwrap();
+        for (&id, &shadow) in &recorder.promised {
+            prop_assert!(schedule.start(id) <= shadow, "job {:?} started at {} after its shadow time {}", id, schedule.start(id), shadow);
+        }
+    }
+
+    #[test]
+    fn conservative_never_starts_a_job_after_its_first_reservation(
+        jobs in workload(true),
+        inexact in workload(false),
+    ) {
+        for (exact, jobs) in [(true, jobs), (false, inexact)] {
+            for order in QueueOrder::ALL {
+                let mut recorder = Recorder { inner: Backfill::new(order, Depth::All), promised: BTreeMap::new() };
+                let schedule = simulate(&jobs, &mut recorder).unwrap();
+                for (&id, &reserved) in &recorder.promised {
+                    let start = schedule.start(id);
+                    prop_assert!(start <= reserved, "{:?}: job {:?} started at {} after its reservation {}", order, id, start, reserved);
+                    // With exact estimates nothing ends early, so nothing is
+                    // compressed: every job starts exactly when reserved.
+                    prop_assert!(!exact || start == reserved, "{:?}: job {:?} started at {} before its reservation {}", order, id, start, reserved);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_easy_scan_equals_the_depth_1_profile(jobs in workload(false)) {
+        for order in QueueOrder::ALL {
+            let scan = simulate(&jobs, &mut Backfill::new(order, Depth::Jobs(1))).unwrap();
+            let profile = simulate(&jobs, &mut Backfill::new(order, Depth::Jobs(1)).with_profile_engine()).unwrap();
+            prop_assert_eq!(scan.starts(), profile.starts(), "order {:?}", order);
+        }
+    }
+}
