@@ -1,2 +1,63 @@
-//! Scheduling metrics: wait, response, bounded slowdown, utilization, AWRT, queue length, class breakdowns.
+//! Scheduling metrics for parallel job schedules: per job (wait, response,
+//! slowdown, bounded slowdown) and per run (their distributions,
+//! utilization, makespan, offered load, AWRT, queue length over time, and a
+//! breakdown by runtime and size class).
+//!
+//! The input is plain data, [`CompletedJob`] (submit, start, finish,
+//! processors), so the crate serves any scheduler's output, a simulator's
+//! or a real system's log.
+//!
+//! ```
+//! use schedsim_metrics::{CompletedJob, MetricsConfig, summarize};
+//!
+//! // A 4-processor machine. Job A: 2 processors, submitted at 0, runs
+//! // 0..10. Job B: 4 processors, submitted at 0, waits for A, runs 10..20.
+//! let jobs = [
+//!     CompletedJob { submit: 0, start: 0, finish: 10, procs: 2 },
+//!     CompletedJob { submit: 0, start: 10, finish: 20, procs: 4 },
+//! ];
+//! let run = summarize(&jobs, &MetricsConfig::new(4))?;
+//! // Waits 0 and 10: mean 5.
+//! assert_eq!(run.wait.unwrap().mean, 5.0);
+//! // Utilization = (2*10 + 4*10) / (makespan 20 * 4 processors) = 0.75.
+//! assert_eq!(run.utilization, 0.75);
+//! # Ok::<(), schedsim_metrics::MetricsError>(())
+//! ```
+//!
+//! Definitions (LOS thesis section 1.1 unless noted):
+//! - wait = start - submit; response = finish - submit; runtime = finish -
+//!   start;
+//! - slowdown = response / max(runtime, 1 s) (the 1 s floor keeps jobs
+//!   of zero runtime finite);
+//! - bounded slowdown = max(response / max(runtime, tau), 1), tau = 10 s by
+//!   default;
+//! - utilization = sum(procs x runtime) / (makespan x N), makespan = last
+//!   finish - first submit;
+//! - offered load = sum(procs x runtime) / (N x span), span = last submit -
+//!   first submit (the convention of the whole workspace: scaling all
+//!   arrival times by f divides it by exactly f);
+//! - AWRT = sum(procs x runtime x response) / sum(procs x runtime)
+//!   (response weighted by resource consumption, as in Schwiegelshohn and
+//!   Yahyapour);
+//! - queue length q(t) = jobs submitted but not started at t, after all
+//!   submissions and starts of instant t; its time-weighted mean is taken
+//!   over [first submit, last finish];
+//! - percentiles use the nearest-rank method: the p-th percentile of n
+//!   sorted values is the value of rank ceil(p x n); the median is the 50th
+//!   percentile;
+//! - mean-based slowdown = (mean wait + mean runtime) / mean runtime, the
+//!   definition of Kumar et al. (Delayed-LOS paper), reported next to ours.
+//!
+//! Warm-up and drain: [`MetricsConfig::warmup`] and
+//! [`MetricsConfig::drain`] exclude the first and last fractions of jobs (in
+//! submit order) from the per-job statistics (wait, response, slowdowns,
+//! AWRT, classes), where the machine is filling up or emptying. Utilization,
+//! makespan, offered load and queue length always cover every job.
 #![warn(missing_docs)]
+
+mod summary;
+
+pub use summary::{
+    ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength, RunMetrics,
+    RuntimeClass, SizeClass, Summary, job_metrics, summarize,
+};

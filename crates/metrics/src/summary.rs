@@ -1,0 +1,556 @@
+use serde::{Deserialize, Serialize};
+
+/// A job as it ran: the only input the metrics need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompletedJob {
+    /// Submit time, seconds.
+    pub submit: i64,
+    /// Start time, seconds.
+    pub start: i64,
+    /// Finish time, seconds.
+    pub finish: i64,
+    /// Processors it occupied.
+    pub procs: u32,
+}
+
+impl CompletedJob {
+    /// finish - start.
+    pub fn runtime(&self) -> i64 {
+        self.finish - self.start
+    }
+}
+
+/// How to compute the run metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MetricsConfig {
+    /// Processors in the machine (N).
+    pub machine_procs: u32,
+    /// The bounded-slowdown threshold tau, seconds (default 10, as in the
+    /// LOS thesis).
+    pub tau: i64,
+    /// Fraction of the first jobs (submit order) left out of per-job
+    /// statistics, in [0, 1).
+    pub warmup: f64,
+    /// Fraction of the last jobs left out of per-job statistics, in [0, 1).
+    pub drain: f64,
+}
+
+impl MetricsConfig {
+    /// Defaults for a machine of `machine_procs` processors: tau = 10 s, no
+    /// warm-up or drain exclusion.
+    pub fn new(machine_procs: u32) -> Self {
+        Self {
+            machine_procs,
+            tau: 10,
+            warmup: 0.0,
+            drain: 0.0,
+        }
+    }
+}
+
+/// Why metrics could not be computed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetricsError {
+    /// The machine has no processors.
+    #[error("the machine has no processors")]
+    NoProcessors,
+    /// tau must be at least 1 s.
+    #[error("the bounded-slowdown threshold tau must be at least 1 s, not {0}")]
+    BadTau(i64),
+    /// The warm-up and drain fractions must be in [0, 1) and leave jobs.
+    #[error(
+        "warm-up {warmup} and drain {drain} must be fractions in [0, 1) that add up to less than 1"
+    )]
+    BadExclusion {
+        /// The warm-up fraction.
+        warmup: f64,
+        /// The drain fraction.
+        drain: f64,
+    },
+    /// A job starts before it is submitted or finishes before it starts.
+    #[error("job {index} has inconsistent times: submit {submit}, start {start}, finish {finish}")]
+    InconsistentJob {
+        /// Its position in the input.
+        index: usize,
+        /// Submit time.
+        submit: i64,
+        /// Start time.
+        start: i64,
+        /// Finish time.
+        finish: i64,
+    },
+}
+
+/// The metrics of one job.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct JobMetrics {
+    /// start - submit.
+    pub wait: i64,
+    /// finish - submit.
+    pub response: i64,
+    /// response / max(runtime, 1).
+    pub slowdown: f64,
+    /// max(response / max(runtime, tau), 1).
+    pub bounded_slowdown: f64,
+}
+
+/// The metrics of one job with bounded-slowdown threshold `tau`.
+pub fn job_metrics(job: &CompletedJob, tau: i64) -> JobMetrics {
+    let response = job.finish - job.submit;
+    let runtime = job.runtime();
+    JobMetrics {
+        wait: job.start - job.submit,
+        response,
+        slowdown: response as f64 / runtime.max(1) as f64,
+        bounded_slowdown: (response as f64 / runtime.max(tau) as f64).max(1.0),
+    }
+}
+
+/// Mean, median, 95th percentile and maximum of a set of values.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// 50th percentile (nearest rank).
+    pub median: f64,
+    /// 95th percentile (nearest rank).
+    pub p95: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+impl Summary {
+    /// Summarizes `values` (reordered in place); `None` if empty.
+    fn of(values: &mut [f64]) -> Option<Self> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_unstable_by(f64::total_cmp);
+        let percentile = |p: f64| {
+            let rank = (p * values.len() as f64).ceil() as usize;
+            values[rank.clamp(1, values.len()) - 1]
+        };
+        Some(Self {
+            mean: values.iter().sum::<f64>() / values.len() as f64,
+            median: percentile(0.5),
+            p95: percentile(0.95),
+            max: values[values.len() - 1],
+        })
+    }
+}
+
+/// Runtime classes of the breakdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuntimeClass {
+    /// Under 10 minutes.
+    Short,
+    /// From 10 minutes to under 3 hours.
+    Medium,
+    /// 3 hours or more.
+    Long,
+}
+
+impl RuntimeClass {
+    /// The class of a runtime in seconds.
+    pub fn of(runtime: i64) -> Self {
+        if runtime < 600 {
+            Self::Short
+        } else if runtime < 3 * 3600 {
+            Self::Medium
+        } else {
+            Self::Long
+        }
+    }
+}
+
+/// Size classes of the breakdown, relative to the machine size N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeClass {
+    /// Under 10% of N.
+    Narrow,
+    /// From 10% to under 50% of N.
+    Medium,
+    /// 50% of N or more.
+    Wide,
+}
+
+impl SizeClass {
+    /// The class of a job of `procs` processors on a machine of `machine`.
+    pub fn of(procs: u32, machine: u32) -> Self {
+        // Integer comparisons: procs / machine < 0.1  <=>  10 procs < machine.
+        let (procs, machine) = (u64::from(procs), u64::from(machine));
+        if 10 * procs < machine {
+            Self::Narrow
+        } else if 2 * procs < machine {
+            Self::Medium
+        } else {
+            Self::Wide
+        }
+    }
+}
+
+/// Statistics of one runtime x size class.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClassStats {
+    /// Runtime class.
+    pub runtime: RuntimeClass,
+    /// Size class.
+    pub size: SizeClass,
+    /// Jobs in the class.
+    pub jobs: u64,
+    /// Mean wait, seconds.
+    pub mean_wait: f64,
+    /// Mean response time, seconds.
+    pub mean_response: f64,
+    /// Mean bounded slowdown.
+    pub mean_bounded_slowdown: f64,
+}
+
+/// Queue length over time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct QueueLength {
+    /// Time-weighted mean over [first submit, last finish].
+    pub mean: f64,
+    /// Maximum.
+    pub max: u64,
+}
+
+/// The metrics of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    /// Jobs in the run.
+    pub jobs: u64,
+    /// Jobs in the per-job statistics (after warm-up and drain).
+    pub measured_jobs: u64,
+    /// Wait times, seconds.
+    pub wait: Option<Summary>,
+    /// Response times, seconds.
+    pub response: Option<Summary>,
+    /// Slowdowns.
+    pub slowdown: Option<Summary>,
+    /// Bounded slowdowns.
+    pub bounded_slowdown: Option<Summary>,
+    /// (mean wait + mean runtime) / mean runtime, as Kumar et al. define
+    /// slowdown; `None` if no measured job ran for any time.
+    pub mean_based_slowdown: Option<f64>,
+    /// Average weighted response time, seconds; `None` if no measured job
+    /// consumed any processor time.
+    pub awrt: Option<f64>,
+    /// Utilization, in [0, 1].
+    pub utilization: f64,
+    /// Last finish - first submit, seconds.
+    pub makespan: i64,
+    /// Offered load; `None` if all jobs were submitted at one instant.
+    pub offered_load: Option<f64>,
+    /// Queue length over time.
+    pub queue_length: QueueLength,
+    /// Breakdown by runtime x size class (classes with jobs only, in
+    /// runtime then size order).
+    pub classes: Vec<ClassStats>,
+}
+
+/// Computes the metrics of a run (definitions in the crate docs).
+///
+/// # Errors
+/// A machine without processors, tau below 1, bad warm-up/drain fractions,
+/// or a job that starts before its submission or ends before its start.
+pub fn summarize(
+    jobs: &[CompletedJob],
+    config: &MetricsConfig,
+) -> Result<RunMetrics, MetricsError> {
+    if config.machine_procs == 0 {
+        return Err(MetricsError::NoProcessors);
+    }
+    if config.tau < 1 {
+        return Err(MetricsError::BadTau(config.tau));
+    }
+    let fraction_ok = |f: f64| (0.0..1.0).contains(&f);
+    if !fraction_ok(config.warmup)
+        || !fraction_ok(config.drain)
+        || config.warmup + config.drain >= 1.0
+    {
+        return Err(MetricsError::BadExclusion {
+            warmup: config.warmup,
+            drain: config.drain,
+        });
+    }
+    for (index, job) in jobs.iter().enumerate() {
+        if job.start < job.submit || job.finish < job.start {
+            return Err(MetricsError::InconsistentJob {
+                index,
+                submit: job.submit,
+                start: job.start,
+                finish: job.finish,
+            });
+        }
+    }
+    let n = config.machine_procs;
+    let area = |job: &CompletedJob| f64::from(job.procs) * job.runtime() as f64;
+    let total_area: f64 = jobs.iter().map(area).sum();
+    let first_submit = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last_submit = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let last_finish = jobs.iter().map(|j| j.finish).max().unwrap_or(0);
+    let makespan = last_finish - first_submit;
+    let utilization = if makespan > 0 {
+        total_area / (makespan as f64 * f64::from(n))
+    } else {
+        0.0
+    };
+    let span = last_submit - first_submit;
+    let offered_load = (span > 0).then(|| total_area / (f64::from(n) * span as f64));
+
+    // Per-job statistics over the measured jobs, in submit order.
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| (jobs[i].submit, i));
+    let skip_first = (config.warmup * jobs.len() as f64).floor() as usize;
+    let skip_last = (config.drain * jobs.len() as f64).floor() as usize;
+    let measured = &order[skip_first..jobs.len() - skip_last];
+
+    let per_job: Vec<(JobMetrics, &CompletedJob)> = measured
+        .iter()
+        .map(|&i| (job_metrics(&jobs[i], config.tau), &jobs[i]))
+        .collect();
+    let values = |f: &dyn Fn(&JobMetrics) -> f64| {
+        let mut v: Vec<f64> = per_job.iter().map(|(m, _)| f(m)).collect();
+        Summary::of(&mut v)
+    };
+    let wait = values(&|m| m.wait as f64);
+    let response = values(&|m| m.response as f64);
+    let slowdown = values(&|m| m.slowdown);
+    let bounded_slowdown = values(&|m| m.bounded_slowdown);
+
+    let count = per_job.len() as f64;
+    let mean_runtime = per_job.iter().map(|(_, j)| j.runtime() as f64).sum::<f64>() / count;
+    let mean_based_slowdown =
+        (mean_runtime > 0.0).then(|| (wait.map_or(0.0, |w| w.mean) + mean_runtime) / mean_runtime);
+    let measured_area: f64 = per_job.iter().map(|(_, j)| area(j)).sum();
+    let awrt = (measured_area > 0.0).then(|| {
+        per_job
+            .iter()
+            .map(|(m, j)| area(j) * m.response as f64)
+            .sum::<f64>()
+            / measured_area
+    });
+
+    let mut classes = Vec::new();
+    for runtime_class in [
+        RuntimeClass::Short,
+        RuntimeClass::Medium,
+        RuntimeClass::Long,
+    ] {
+        for size_class in [SizeClass::Narrow, SizeClass::Medium, SizeClass::Wide] {
+            let members: Vec<&(JobMetrics, &CompletedJob)> = per_job
+                .iter()
+                .filter(|(_, j)| {
+                    RuntimeClass::of(j.runtime()) == runtime_class
+                        && SizeClass::of(j.procs, n) == size_class
+                })
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let k = members.len() as f64;
+            let mean =
+                |f: &dyn Fn(&JobMetrics) -> f64| members.iter().map(|(m, _)| f(m)).sum::<f64>() / k;
+            classes.push(ClassStats {
+                runtime: runtime_class,
+                size: size_class,
+                jobs: members.len() as u64,
+                mean_wait: mean(&|m| m.wait as f64),
+                mean_response: mean(&|m| m.response as f64),
+                mean_bounded_slowdown: mean(&|m| m.bounded_slowdown),
+            });
+        }
+    }
+
+    Ok(RunMetrics {
+        jobs: jobs.len() as u64,
+        measured_jobs: per_job.len() as u64,
+        wait,
+        response,
+        slowdown,
+        bounded_slowdown,
+        mean_based_slowdown,
+        awrt,
+        utilization,
+        makespan,
+        offered_load,
+        queue_length: queue_length(jobs, first_submit, last_finish),
+        classes,
+    })
+}
+
+/// Time-weighted mean and maximum of the number of jobs submitted but not
+/// yet started, over [from, to].
+fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
+    let mut changes: Vec<(i64, i64)> = Vec::with_capacity(2 * jobs.len());
+    for job in jobs {
+        changes.push((job.submit, 1));
+        changes.push((job.start, -1));
+    }
+    changes.sort_unstable();
+    let (mut length, mut max, mut weighted) = (0i64, 0i64, 0f64);
+    let mut index = 0;
+    while index < changes.len() {
+        let time = changes[index].0;
+        // Apply every change of this instant before measuring.
+        while index < changes.len() && changes[index].0 == time {
+            length += changes[index].1;
+            index += 1;
+        }
+        max = max.max(length);
+        let next = changes.get(index).map_or(to, |&(t, _)| t);
+        weighted += length as f64 * (next - time) as f64;
+    }
+    let duration = to - from;
+    QueueLength {
+        mean: if duration > 0 {
+            weighted / duration as f64
+        } else {
+            0.0
+        },
+        max: max as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(submit: i64, start: i64, finish: i64, procs: u32) -> CompletedJob {
+        CompletedJob {
+            submit,
+            start,
+            finish,
+            procs,
+        }
+    }
+
+    #[test]
+    fn thesis_table_1_1() {
+        // LOS thesis, figure 1.2 / table 1.1: N = 5, four jobs arriving at 0.
+        // j1: 3 procs 0..2, j2: 2 procs 0..4, j3: 4 procs 4..6, j4: 3 procs 6..8.
+        let jobs = [
+            job(0, 0, 2, 3),
+            job(0, 0, 4, 2),
+            job(0, 4, 6, 4),
+            job(0, 6, 8, 3),
+        ];
+        let run = summarize(&jobs, &MetricsConfig::new(5)).unwrap();
+        // Utilization = (3*2 + 2*4 + 4*2 + 3*2) / (8 * 5) = 28 / 40 = 0.70.
+        assert!((run.utilization - 0.70).abs() < 1e-12);
+        assert_eq!(run.makespan, 8);
+        // Table 1.1: responses 2, 4, 6, 8; waits 0, 0, 4, 6; slowdowns 1, 1, 3, 4.
+        let wait = run.wait.unwrap();
+        assert_eq!(wait.mean, 2.5); // (0 + 0 + 4 + 6) / 4
+        assert_eq!(wait.max, 6.0);
+        // Nearest rank: median = rank ceil(0.5 * 4) = 2 -> 0; p95 = rank 4 -> 6.
+        assert_eq!((wait.median, wait.p95), (0.0, 6.0));
+        let slowdown = run.slowdown.unwrap();
+        assert_eq!(slowdown.mean, 2.25); // (1 + 1 + 3 + 4) / 4
+        // All submitted at once: no span, no offered load.
+        assert_eq!(run.offered_load, None);
+    }
+
+    #[test]
+    fn bounded_slowdown_and_awrt_by_hand() {
+        // tau = 10. Job A: runtime 2, response 32 -> 32 / max(2, 10) = 3.2.
+        // Job B: runtime 100, response 100 -> max(1, 1) = 1.
+        // Job C: runtime 5, response 5 -> 5 / 10 = 0.5, bounded below by 1.
+        let jobs = [job(0, 30, 32, 1), job(10, 10, 110, 4), job(20, 20, 25, 2)];
+        let run = summarize(&jobs, &MetricsConfig::new(8)).unwrap();
+        let bsld = run.bounded_slowdown.unwrap();
+        assert!((bsld.mean - (3.2 + 1.0 + 1.0) / 3.0).abs() < 1e-12);
+        assert_eq!(bsld.max, 3.2);
+        // AWRT: areas 1*2 = 2, 4*100 = 400, 2*5 = 10; responses 32, 100, 5.
+        // (2*32 + 400*100 + 10*5) / (2 + 400 + 10) = 40114 / 412.
+        assert!((run.awrt.unwrap() - 40114.0 / 412.0).abs() < 1e-9);
+        // Offered load: area 412 / (8 procs * span (20 - 0)) = 2.575.
+        assert!((run.offered_load.unwrap() - 412.0 / 160.0).abs() < 1e-12);
+        // Mean-based slowdown: mean wait (30 + 0 + 0) / 3 = 10, mean runtime
+        // (2 + 100 + 5) / 3 = 35.67: (10 + 35.67) / 35.67 = 137 / 107.
+        assert!((run.mean_based_slowdown.unwrap() - 137.0 / 107.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn queue_length_is_time_weighted() {
+        // Job A waits 0..10, job B waits 5..10, job C arrives and starts at 10
+        // (never counted). Queue: 1 on [0,5), 2 on [5,10), 0 on [10,20].
+        // Mean over [0, 20] = (1*5 + 2*5) / 20 = 0.75; max 2.
+        let jobs = [job(0, 10, 20, 1), job(5, 10, 20, 1), job(10, 10, 11, 1)];
+        let run = summarize(&jobs, &MetricsConfig::new(4)).unwrap();
+        assert_eq!(run.queue_length, QueueLength { mean: 0.75, max: 2 });
+    }
+
+    #[test]
+    fn classes_and_exclusions() {
+        // N = 100. Short narrow (60 s, 5 procs), medium medium (1 h, 20),
+        // long wide (5 h, 60).
+        let jobs = [
+            job(0, 0, 60, 5),
+            job(1, 1, 3601, 20),
+            job(2, 2, 2 + 5 * 3600, 60),
+            job(3, 100, 160, 5),
+        ];
+        let run = summarize(&jobs, &MetricsConfig::new(100)).unwrap();
+        let keys: Vec<(RuntimeClass, SizeClass, u64)> = run
+            .classes
+            .iter()
+            .map(|c| (c.runtime, c.size, c.jobs))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                (RuntimeClass::Short, SizeClass::Narrow, 2),
+                (RuntimeClass::Medium, SizeClass::Medium, 1),
+                (RuntimeClass::Long, SizeClass::Wide, 1),
+            ]
+        );
+        // The two short narrow jobs waited 0 and 97: mean 48.5.
+        assert_eq!(run.classes[0].mean_wait, 48.5);
+        // Warm-up 0.25 of 4 jobs = 1 job, drain 0.25 = 1 job: jobs 2 and 3
+        // (submitted at 1 and 2) remain, both with wait 0.
+        let mut config = MetricsConfig::new(100);
+        config.warmup = 0.25;
+        config.drain = 0.25;
+        let run = summarize(&jobs, &config).unwrap();
+        assert_eq!(run.measured_jobs, 2);
+        assert_eq!(run.wait.unwrap().max, 0.0);
+        // Utilization still covers all four jobs.
+        assert_eq!(run.jobs, 4);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let config = MetricsConfig::new(4);
+        assert!(matches!(
+            summarize(&[job(5, 4, 6, 1)], &config),
+            Err(MetricsError::InconsistentJob { index: 0, .. })
+        ));
+        let mut bad = config;
+        bad.warmup = 0.6;
+        bad.drain = 0.4;
+        assert!(matches!(
+            summarize(&[], &bad),
+            Err(MetricsError::BadExclusion { .. })
+        ));
+        bad = config;
+        bad.tau = 0;
+        assert_eq!(
+            summarize(&[], &bad).unwrap_err().to_string(),
+            "the bounded-slowdown threshold tau must be at least 1 s, not 0"
+        );
+    }
+
+    #[test]
+    fn no_jobs_is_fine() {
+        let run = summarize(&[], &MetricsConfig::new(4)).unwrap();
+        assert_eq!(
+            (run.jobs, run.wait, run.awrt, run.utilization),
+            (0, None, None, 0.0)
+        );
+    }
+}
