@@ -6,7 +6,7 @@ use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 
 use crate::order::QueueOrder;
 use crate::profile::Profile;
-use crate::shadow::shadow;
+use crate::shadow::{Shadow, shadow};
 
 /// How many waiting jobs hold a reservation (Maui's RESERVATIONDEPTH).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -187,50 +187,77 @@ impl Backfill {
     }
 
     /// Depth 0 and 1 (appendix A.1).
-    fn schedule_scan(&mut self, view: &View<'_>, decisions: &mut Decisions) {
-        let now = view.now();
+    fn schedule_scan(&mut self, view: &View<'_>, queue: &[JobId], decisions: &mut Decisions) {
         let mut free = view.free();
-        let mut reservation = None;
-        for index in 0..self.ordered.len() {
-            if free == 0 {
+        // Start jobs in queue order while they fit.
+        let mut position = 0;
+        while let Some(&id) = queue.get(position) {
+            let size = view.job(id).size;
+            if size > free {
                 break;
             }
-            let id = self.ordered[index];
-            let size = view.job(id).size;
-            let Some(shadow) = reservation.as_mut() else {
-                if size <= free {
-                    self.start(view, id, decisions);
-                    free -= size;
-                    continue;
-                }
-                if self.depth == Depth::Jobs(0) {
-                    break;
-                }
-                // The job never fits only if it is larger than the machine,
-                // which the job model rules out.
-                let Some(found) = shadow(view, &self.started, free, size) else {
+            self.start(view, id, decisions);
+            free -= size;
+            position += 1;
+        }
+        if position == queue.len() || free == 0 || self.depth == Depth::Jobs(0) {
+            return;
+        }
+        let head = queue[position];
+        // The head never fits only if it is larger than the machine, which
+        // the job model rules out.
+        let Some(mut reservation) = shadow(view, &self.started, free, view.job(head).size) else {
+            return;
+        };
+        self.reserve_for_call(head, reservation.time);
+        if self.order == QueueOrder::Fcfs {
+            // Arrival order is id order: jump from one job that fits in the
+            // free processors to the next instead of visiting every job.
+            let mut from = JobId(head.0 + 1);
+            while free > 0 {
+                let max_estimate = reservation.time - view.now();
+                let Some(id) = view.next_candidate(from, free, max_estimate, reservation.extra)
+                else {
                     break;
                 };
-                self.reserve_for_call(id, found.time);
-                reservation = Some(found);
-                continue;
-            };
-            if size > free {
-                continue;
+                self.backfill(view, id, &mut free, &mut reservation, decisions);
+                from = JobId(id.0 + 1);
             }
-            if now + view.estimate(id) <= shadow.time {
-                self.start(view, id, decisions);
-                free -= size;
-            } else if size <= shadow.extra {
-                self.start(view, id, decisions);
-                free -= size;
-                shadow.extra -= size;
+        } else {
+            for &id in &queue[position + 1..] {
+                if free == 0 {
+                    break;
+                }
+                if view.job(id).size <= free {
+                    self.backfill(view, id, &mut free, &mut reservation, decisions);
+                }
             }
         }
     }
 
+    /// Starts `id` (which fits in `free`) if it ends by the shadow time or
+    /// fits in the extra processors, which it then uses up.
+    fn backfill(
+        &mut self,
+        view: &View<'_>,
+        id: JobId,
+        free: &mut u32,
+        reservation: &mut Shadow,
+        decisions: &mut Decisions,
+    ) {
+        let size = view.job(id).size;
+        if view.now() + view.estimate(id) <= reservation.time {
+            self.start(view, id, decisions);
+            *free -= size;
+        } else if size <= reservation.extra {
+            self.start(view, id, decisions);
+            *free -= size;
+            reservation.extra -= size;
+        }
+    }
+
     /// Depth k, recomputed at every call.
-    fn schedule_profile(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+    fn schedule_profile(&mut self, view: &View<'_>, queue: &[JobId], decisions: &mut Decisions) {
         let now = view.now();
         let limit = match self.depth {
             Depth::Jobs(k) => k,
@@ -243,11 +270,10 @@ impl Backfill {
         );
         let mut reserved = 0;
         let mut free = view.free();
-        for index in 0..self.ordered.len() {
+        for &id in queue {
             if free == 0 && reserved == limit {
                 break;
             }
-            let id = self.ordered[index];
             let (size, estimate) = (view.job(id).size, view.estimate(id));
             let Some(anchor) = self.profile.earliest_start(size, estimate) else {
                 continue;
@@ -265,7 +291,12 @@ impl Backfill {
     }
 
     /// Depth all: persistent reservations with compression (appendix A.2).
-    fn schedule_conservative(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+    fn schedule_conservative(
+        &mut self,
+        view: &View<'_>,
+        queue: &[JobId],
+        decisions: &mut Decisions,
+    ) {
         let now = view.now();
         self.profile.reset(
             now,
@@ -278,8 +309,7 @@ impl Backfill {
                 .is_some_and(|start| now < start + view.estimate(id))
         });
         // Put the held reservations back into the profile.
-        for index in 0..self.ordered.len() {
-            let id = self.ordered[index];
+        for &id in queue {
             let Some(at) = self.reservations[id.index()] else {
                 continue;
             };
@@ -293,8 +323,7 @@ impl Backfill {
             }
         }
         if compress {
-            for index in 0..self.ordered.len() {
-                let id = self.ordered[index];
+            for &id in queue {
                 let Some(at) = self.reservations[id.index()] else {
                     continue;
                 };
@@ -310,8 +339,7 @@ impl Backfill {
             }
         }
         // New arrivals (and displaced jobs) take the earliest anchor left.
-        for index in 0..self.ordered.len() {
-            let id = self.ordered[index];
+        for &id in queue {
             if self.reservations[id.index()].is_some() {
                 continue;
             }
@@ -322,8 +350,7 @@ impl Backfill {
             }
         }
         let mut next_start = Time::MAX;
-        for index in 0..self.ordered.len() {
-            let id = self.ordered[index];
+        for &id in queue {
             match self.reservations[id.index()] {
                 Some(at) if at == now => {
                     self.reservations[id.index()] = None;
@@ -353,18 +380,26 @@ impl Policy for Backfill {
         if self.reservations.len() < view.jobs().len() {
             self.reservations.resize(view.jobs().len(), None);
         }
-        self.order.arrange(view, &mut self.ordered);
+        // Arrival order needs no copy of the queue.
+        let mut ordered = std::mem::take(&mut self.ordered);
+        let queue = if self.order == QueueOrder::Fcfs {
+            view.queue()
+        } else {
+            self.order.arrange(view, &mut ordered);
+            &ordered
+        };
         self.started.clear();
         match self.engine {
             Engine::Scan => {
                 self.clear_call_reservations();
-                self.schedule_scan(view, decisions);
+                self.schedule_scan(view, queue, decisions);
             }
             Engine::Profile => {
                 self.clear_call_reservations();
-                self.schedule_profile(view, decisions);
+                self.schedule_profile(view, queue, decisions);
             }
-            Engine::Conservative => self.schedule_conservative(view, decisions),
+            Engine::Conservative => self.schedule_conservative(view, queue, decisions),
         }
+        self.ordered = ordered;
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Time;
 use crate::error::SimError;
+use crate::fit_index::FitIndex;
 use crate::job::{JobId, JobSet};
 use crate::machine::{Machine, ProcRange};
 use crate::policy::{Decisions, NOT_STARTED, Policy, RunningEntry, View};
@@ -129,6 +130,8 @@ struct Engine<'a> {
     spans: Vec<(u32, u32)>,
     ranges: Vec<ProcRange>,
     queue: Vec<JobId>,
+    /// Sizes of the waiting jobs, for [`View::next_fitting`].
+    fit: FitIndex,
     running: Vec<RunningEntry>,
     /// Actual ends: (time, start sequence, job).
     end_events: BinaryHeap<Reverse<(Time, u64, JobId)>>,
@@ -155,6 +158,7 @@ impl<'a> Engine<'a> {
             spans: vec![(0, 0); n],
             ranges: Vec::with_capacity(n),
             queue: Vec::new(),
+            fit: FitIndex::new(n),
             running: Vec::new(),
             end_events: BinaryHeap::new(),
             wakeups: BinaryHeap::new(),
@@ -201,6 +205,8 @@ impl<'a> Engine<'a> {
                 let id = JobId(self.next_arrival as u32);
                 self.state[id.index()] = JobState::Waiting;
                 self.queue.push(id);
+                self.fit
+                    .insert(id.index(), job.size, self.estimates[id.index()]);
                 self.arrived.push(id);
                 self.next_arrival += 1;
                 self.stats.events += 1;
@@ -221,6 +227,7 @@ impl<'a> Engine<'a> {
                 &self.estimates,
                 &self.starts,
                 &self.queue,
+                &self.fit,
                 &self.running,
                 &self.arrived,
                 &self.ended,
@@ -305,6 +312,7 @@ impl<'a> Engine<'a> {
             }
             let index = id.index();
             self.state[index] = JobState::Running;
+            self.fit.remove(index);
             self.starts[index] = t;
             let from = self.ranges.len() as u32;
             self.machine.allocate(job.size, &mut self.ranges);
@@ -324,9 +332,19 @@ impl<'a> Engine<'a> {
             self.end_events
                 .push(Reverse((t + job.runtime, sequence, id)));
         }
-        let state = &self.state;
-        self.queue
-            .retain(|id| state[id.index()] == JobState::Waiting);
+        // The queue is sorted by job id (arrival order): a few started jobs
+        // are removed by binary search, many in one pass.
+        if decisions.starts().len() <= 8 {
+            for id in decisions.starts() {
+                if let Ok(position) = self.queue.binary_search(id) {
+                    self.queue.remove(position);
+                }
+            }
+        } else {
+            let state = &self.state;
+            self.queue
+                .retain(|id| state[id.index()] == JobState::Waiting);
+        }
         Ok(())
     }
 }

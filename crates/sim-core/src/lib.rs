@@ -63,6 +63,7 @@
 
 mod engine;
 mod error;
+mod fit_index;
 mod job;
 mod machine;
 mod policy;

@@ -1,4 +1,5 @@
 use crate::Time;
+use crate::fit_index::{FitIndex, FitQuery};
 use crate::job::{Job, JobId};
 
 /// Start time of a job that has not started.
@@ -71,6 +72,7 @@ pub struct View<'a> {
     estimates: &'a [Time],
     starts: &'a [Time],
     queue: &'a [JobId],
+    fit: &'a FitIndex,
     running: &'a [RunningEntry],
     arrived: &'a [JobId],
     ended: &'a [JobId],
@@ -94,6 +96,12 @@ impl<'a> View<'a> {
     ) -> Self {
         storage.estimates = jobs.iter().map(|job| job.estimate).collect();
         storage.starts = vec![NOT_STARTED; jobs.len()];
+        storage.fit = FitIndex::new(jobs.len());
+        for &id in queue {
+            storage
+                .fit
+                .insert(id.index(), jobs[id.index()].size, jobs[id.index()].estimate);
+        }
         for &(id, start) in running {
             storage.starts[id.index()] = start;
         }
@@ -121,6 +129,7 @@ impl<'a> View<'a> {
             estimates: &storage.estimates,
             starts: &storage.starts,
             queue,
+            fit: &storage.fit,
             running: &storage.running,
             arrived: &[],
             ended: &[],
@@ -136,6 +145,7 @@ impl<'a> View<'a> {
         estimates: &'a [Time],
         starts: &'a [Time],
         queue: &'a [JobId],
+        fit: &'a FitIndex,
         running: &'a [RunningEntry],
         arrived: &'a [JobId],
         ended: &'a [JobId],
@@ -148,6 +158,7 @@ impl<'a> View<'a> {
             estimates,
             starts,
             queue,
+            fit,
             running,
             arrived,
             ended,
@@ -196,6 +207,31 @@ impl<'a> View<'a> {
         self.queue
     }
 
+    /// The first waiting job in arrival order whose id is at least `from`,
+    /// that needs at most `free` processors, and that either has an
+    /// estimate of at most `max_estimate` or needs at most `small`
+    /// processors: EASY's backfilling test (ends by the shadow time, or fits
+    /// in the extra processors). Pass `Time::MAX` as `max_estimate` to ask
+    /// only for a size. Costs about O(log n) however long the queue is, so
+    /// a backfilling scan can skip the jobs that cannot start. Jobs the
+    /// policy has decided to start in this call still count as waiting.
+    pub fn next_candidate(
+        &self,
+        from: JobId,
+        free: u32,
+        max_estimate: Time,
+        small: u32,
+    ) -> Option<JobId> {
+        let query = FitQuery {
+            free,
+            max_estimate,
+            small,
+        };
+        self.fit
+            .first_match(from.index(), query)
+            .map(|index| JobId(index as u32))
+    }
+
     /// Running jobs ordered by expected end, ties by start order.
     pub fn running(&self) -> impl ExactSizeIterator<Item = RunningJob> + 'a {
         let now = self.now;
@@ -223,6 +259,7 @@ impl<'a> View<'a> {
 pub struct ViewStorage {
     estimates: Vec<Time>,
     starts: Vec<Time>,
+    fit: FitIndex,
     running: Vec<RunningEntry>,
 }
 

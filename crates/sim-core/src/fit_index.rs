@@ -1,0 +1,152 @@
+use crate::Time;
+
+/// Sizes and estimates of the waiting jobs, indexed by job id, so that a
+/// backfilling scan can jump to the next job that could start instead of
+/// visiting every waiting job: "the first waiting job at or after id `from`
+/// that needs at most `free` processors and either has an estimate of at
+/// most `max_estimate` or needs at most `small` processors".
+///
+/// A segment tree over a power-of-two number of leaves; each node holds the
+/// minimum size and the minimum estimate of its subtree, which prunes every
+/// subtree that cannot hold a match. Leaf `i` holds job `i` while it waits
+/// and `(u32::MAX, Time::MAX)` otherwise.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FitIndex {
+    leaves: usize,
+    min_size: Vec<u32>,
+    min_estimate: Vec<Time>,
+}
+
+/// What [`FitIndex::first_match`] looks for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FitQuery {
+    pub(crate) free: u32,
+    pub(crate) max_estimate: Time,
+    pub(crate) small: u32,
+}
+
+impl FitQuery {
+    /// Whether a subtree whose minima are `size` and `estimate` may hold a
+    /// match (exact for a leaf).
+    fn may_match(self, size: u32, estimate: Time) -> bool {
+        size <= self.free && (estimate <= self.max_estimate || size <= self.small)
+    }
+}
+
+impl FitIndex {
+    pub(crate) fn new(jobs: usize) -> Self {
+        let leaves = jobs.max(1).next_power_of_two();
+        Self {
+            leaves,
+            min_size: vec![u32::MAX; 2 * leaves],
+            min_estimate: vec![Time::MAX; 2 * leaves],
+        }
+    }
+
+    /// Marks job `index` as waiting with this size and estimate.
+    pub(crate) fn insert(&mut self, index: usize, size: u32, estimate: Time) {
+        self.set(index, size, estimate);
+    }
+
+    /// Marks job `index` as no longer waiting.
+    pub(crate) fn remove(&mut self, index: usize) {
+        self.set(index, u32::MAX, Time::MAX);
+    }
+
+    fn set(&mut self, index: usize, size: u32, estimate: Time) {
+        let mut node = index + self.leaves;
+        self.min_size[node] = size;
+        self.min_estimate[node] = estimate;
+        while node > 1 {
+            node /= 2;
+            self.min_size[node] = self.min_size[2 * node].min(self.min_size[2 * node + 1]);
+            self.min_estimate[node] =
+                self.min_estimate[2 * node].min(self.min_estimate[2 * node + 1]);
+        }
+    }
+
+    /// The smallest index `>= from` that matches `query`.
+    pub(crate) fn first_match(&self, from: usize, query: FitQuery) -> Option<usize> {
+        if from >= self.leaves {
+            return None;
+        }
+        self.search(1, 0, self.leaves, from, query)
+    }
+
+    /// Depth-first search of node `node`, which covers `lo..hi`.
+    fn search(
+        &self,
+        node: usize,
+        lo: usize,
+        hi: usize,
+        from: usize,
+        query: FitQuery,
+    ) -> Option<usize> {
+        if hi <= from || !query.may_match(self.min_size[node], self.min_estimate[node]) {
+            return None;
+        }
+        if node >= self.leaves {
+            return Some(lo);
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.search(2 * node, lo, mid, from, query)
+            .or_else(|| self.search(2 * node + 1, mid, hi, from, query))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_match_at_or_after_from() {
+        // (size, estimate); None = not waiting.
+        let jobs = [
+            Some((5, 100)),
+            Some((9, 10)),
+            Some((2, 50)),
+            Some((7, 5)),
+            None,
+            Some((3, 500)),
+            Some((8, 1)),
+        ];
+        let mut index = FitIndex::new(jobs.len());
+        for (i, job) in jobs.iter().enumerate() {
+            if let Some((size, estimate)) = *job {
+                index.insert(i, size, estimate);
+            }
+        }
+        // Brute force over starts and queries.
+        for from in 0..9 {
+            for free in [0, 2, 3, 5, 7, 8, 9, 20] {
+                for max_estimate in [0, 1, 5, 50, 100, 1000] {
+                    for small in [0, 2, 3, 5] {
+                        let query = FitQuery {
+                            free,
+                            max_estimate,
+                            small,
+                        };
+                        let expected = (from..jobs.len()).find(|&i| {
+                            jobs[i].is_some_and(|(s, e)| {
+                                s <= free && (e <= max_estimate || s <= small)
+                            })
+                        });
+                        assert_eq!(
+                            index.first_match(from, query),
+                            expected,
+                            "from {from} {query:?}"
+                        );
+                    }
+                }
+            }
+        }
+        index.remove(2);
+        let any = |free| FitQuery {
+            free,
+            max_estimate: Time::MAX,
+            small: 0,
+        };
+        assert_eq!(index.first_match(0, any(2)), None);
+        assert_eq!(index.first_match(0, any(3)), Some(5));
+    }
+}
