@@ -55,8 +55,10 @@
 //! makespan, offered load and queue length always cover every job.
 #![warn(missing_docs)]
 
+mod compare;
 mod summary;
 
+pub use compare::{CompareConfig, Comparison, Differential, compare};
 pub use summary::{
     ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength, RunMetrics,
     RuntimeClass, SizeClass, Summary, job_metrics, summarize,

@@ -68,6 +68,22 @@ pub enum MetricsError {
         /// The drain fraction.
         drain: f64,
     },
+    /// The two runs compared are not of the same workload.
+    #[error(
+        "the runs are not of the same workload: job {index} differs in submit time or size, or one run has fewer jobs"
+    )]
+    DifferentWorkloads {
+        /// The first job that differs.
+        index: usize,
+    },
+    /// The confidence level or batch count is unusable.
+    #[error("confidence level {level} must be in (0, 1) and batches ({batches}) at least 1")]
+    BadComparison {
+        /// The level asked for.
+        level: f64,
+        /// The batch count asked for.
+        batches: u32,
+    },
     /// A job starts before it is submitted or finishes before it starts.
     #[error("job {index} has inconsistent times: submit {submit}, start {start}, finish {finish}")]
     InconsistentJob {
