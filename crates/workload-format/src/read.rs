@@ -1,0 +1,430 @@
+//! Reading: options, the streaming [`Reader`], and whole-file helpers.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+
+use flate2::bufread::MultiGzDecoder;
+
+use crate::error::{LineError, ReadError};
+use crate::header::Header;
+use crate::parse::parse_line;
+use crate::record::Record;
+use crate::summary::ReadSummary;
+use crate::workload::{PlacedComment, Workload};
+
+/// Lines longer than this are rejected ([`LineError::TooLong`]) instead of
+/// being buffered: a workload line is about 100 bytes, so such input is not a
+/// workload file, and the limit keeps a reader's memory bounded.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Buffer size for files and decompression.
+const BUFFER_BYTES: usize = 256 * 1024;
+
+/// How a reader treats bad lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The first bad line is an error naming source, line, field and text.
+    #[default]
+    Strict,
+    /// Bad data lines are skipped and counted by reason; a malformed header
+    /// value or a non-UTF-8 comment is kept and counted as a warning.
+    Lenient,
+}
+
+/// Options for reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Strict (the default) or lenient.
+    pub mode: Mode,
+    /// How many problems lenient mode keeps as examples (line and message);
+    /// all are counted regardless. Default 5.
+    pub max_examples: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Strict,
+            max_examples: 5,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Strict mode, the default.
+    pub fn strict() -> Self {
+        Self::default()
+    }
+
+    /// Lenient mode.
+    pub fn lenient() -> Self {
+        Self {
+            mode: Mode::Lenient,
+            ..Self::default()
+        }
+    }
+
+    /// The same options keeping `n` example problems.
+    pub fn with_max_examples(self, n: usize) -> Self {
+        Self {
+            max_examples: n,
+            ..self
+        }
+    }
+}
+
+/// One line after the header, as [`Reader::next_line`] returns it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    /// A data line.
+    Record(Record),
+    /// A comment line between records, verbatim (without line ending).
+    Comment(String),
+}
+
+/// The outcome of reading one physical line.
+enum RawLine {
+    Eof,
+    Line,
+    TooLong,
+}
+
+/// A streaming reader: the header is read on construction, then records one
+/// at a time in constant memory.
+///
+/// As an [`Iterator`] it yields the records; comment lines between records
+/// are counted in the summary but not yielded (use
+/// [`next_line`](Self::next_line) to get them). After an error (strict mode)
+/// the reader is finished.
+///
+/// ```
+/// use workload_format::{Reader, ReadOptions};
+/// let text = "; MaxProcs: 8\n1 0 -1 60 4 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n";
+/// let mut reader = Reader::new(text.as_bytes(), "example.swf", ReadOptions::strict())?;
+/// assert_eq!(reader.header().max_procs(), Some(8));
+/// let sizes: Vec<_> = reader.by_ref().map(|r| r.map(|r| r.allocated_processors)).collect::<Result<_, _>>()?;
+/// assert_eq!(sizes, [Some(4)]);
+/// assert_eq!(reader.summary().records, 1);
+/// # Ok::<(), workload_format::ReadError>(())
+/// ```
+#[derive(Debug)]
+pub struct Reader<R> {
+    input: R,
+    source_name: String,
+    options: ReadOptions,
+    header: Header,
+    summary: ReadSummary,
+    buffer: Vec<u8>,
+    in_header: bool,
+    pending: Option<Record>,
+    finished: bool,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads the header (every comment line up to the first record) from
+    /// `input`; `source_name` (usually the file name) prefixes error messages.
+    ///
+    /// Fails on an I/O error, or in strict mode on a bad header value or a bad
+    /// first data line.
+    pub fn new(input: R, source_name: &str, options: ReadOptions) -> Result<Self, ReadError> {
+        let mut reader = Self {
+            input,
+            source_name: source_name.to_string(),
+            options,
+            header: Header::new(),
+            summary: ReadSummary::default(),
+            buffer: Vec::with_capacity(256),
+            in_header: true,
+            pending: None,
+            finished: false,
+        };
+        match reader.step() {
+            Some(Ok(Line::Record(record))) => reader.pending = Some(record),
+            // `step` keeps header lines itself until the first record, so
+            // this arm only completes the match.
+            Some(Ok(Line::Comment(text))) => reader.header.push_unchecked(text),
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+        Ok(reader)
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The counts so far.
+    pub fn summary(&self) -> &ReadSummary {
+        &self.summary
+    }
+
+    /// The source name given at construction.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// The header and the final counts.
+    pub fn into_parts(self) -> (Header, ReadSummary) {
+        (self.header, self.summary)
+    }
+
+    /// The next record or comment line after the header; `None` at the end
+    /// (or after an error).
+    pub fn next_line(&mut self) -> Option<Result<Line, ReadError>> {
+        if let Some(record) = self.pending.take() {
+            return Some(Ok(Line::Record(record)));
+        }
+        self.step()
+    }
+
+    /// Reads lines until one is a record or (after the header) a comment.
+    fn step(&mut self) -> Option<Result<Line, ReadError>> {
+        if self.finished {
+            return None;
+        }
+        loop {
+            let raw = match self.read_raw_line() {
+                Ok(raw) => raw,
+                Err(source) => {
+                    self.finished = true;
+                    return Some(Err(ReadError::Read {
+                        source_name: self.source_name.clone(),
+                        line: self.summary.lines,
+                        source,
+                    }));
+                }
+            };
+            match raw {
+                RawLine::Eof => {
+                    self.finished = true;
+                    return None;
+                }
+                RawLine::TooLong => {
+                    self.summary.lines += 1;
+                    let error = LineError::TooLong {
+                        limit: MAX_LINE_BYTES,
+                    };
+                    if let Err(e) = self.problem(error) {
+                        return Some(Err(e));
+                    }
+                }
+                RawLine::Line => {
+                    self.summary.lines += 1;
+                    match self.classify_line() {
+                        Ok(Some(line)) => return Some(Ok(line)),
+                        Ok(None) => {}
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles the line in `self.buffer`: `Some` for a record or a comment
+    /// after the header, `None` for lines consumed here (blank, header,
+    /// skipped).
+    fn classify_line(&mut self) -> Result<Option<Line>, ReadError> {
+        let Some(first) = self.buffer.iter().position(|b| !b.is_ascii_whitespace()) else {
+            self.summary.blank_lines += 1;
+            return Ok(None);
+        };
+        if self.buffer[first] == b';' {
+            self.summary.comment_lines += 1;
+            let text = self.comment_text()?;
+            if self.in_header {
+                if let Err(error) = Header::check_line(&text) {
+                    self.problem(error)?;
+                }
+                self.header.push_unchecked(text);
+                return Ok(None);
+            }
+            return Ok(Some(Line::Comment(text)));
+        }
+        match parse_line(&self.buffer) {
+            Ok(parsed) => {
+                self.summary.records += 1;
+                if parsed.record.cwf.is_some() {
+                    self.summary.cwf_records += 1;
+                }
+                if parsed.rounded != 0 {
+                    self.summary.count_rounded(parsed.rounded);
+                }
+                self.in_header = false;
+                Ok(Some(Line::Record(parsed.record)))
+            }
+            Err(error) => {
+                self.problem(error)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The comment line in the buffer as text, without trailing CRs (CRLF
+    /// line endings).
+    fn comment_text(&mut self) -> Result<String, ReadError> {
+        let mut bytes = self.buffer.as_slice();
+        while let Some(rest) = bytes.strip_suffix(b"\r") {
+            bytes = rest;
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(text.to_string()),
+            Err(_) => {
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                self.problem(LineError::InvalidUtf8)?;
+                Ok(text)
+            }
+        }
+    }
+
+    /// Strict: the error for the current line. Lenient: count it.
+    fn problem(&mut self, error: LineError) -> Result<(), ReadError> {
+        match self.options.mode {
+            Mode::Strict => {
+                self.finished = true;
+                Err(ReadError::Line {
+                    source_name: self.source_name.clone(),
+                    line: self.summary.lines,
+                    error,
+                })
+            }
+            Mode::Lenient => {
+                let line = self.summary.lines;
+                self.summary
+                    .record_issue(line, error, self.options.max_examples);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads one line into `self.buffer` (without the `\n`), refusing to
+    /// buffer more than [`MAX_LINE_BYTES`].
+    fn read_raw_line(&mut self) -> io::Result<RawLine> {
+        self.buffer.clear();
+        let mut too_long = false;
+        let mut any = false;
+        loop {
+            let available = match self.input.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(match (any, too_long) {
+                    (false, _) => RawLine::Eof,
+                    (true, true) => RawLine::TooLong,
+                    (true, false) => RawLine::Line,
+                });
+            }
+            any = true;
+            let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], i + 1, true),
+                None => (available, available.len(), false),
+            };
+            if !too_long {
+                if self.buffer.len() + chunk.len() > MAX_LINE_BYTES {
+                    too_long = true;
+                    self.buffer.clear();
+                } else {
+                    self.buffer.extend_from_slice(chunk);
+                }
+            }
+            self.input.consume(used);
+            if done {
+                return Ok(if too_long {
+                    RawLine::TooLong
+                } else {
+                    RawLine::Line
+                });
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<Record, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.next_line()? {
+                Ok(Line::Record(record)) => return Some(Ok(record)),
+                Ok(Line::Comment(_)) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// Reads a whole workload from `input`; `source_name` prefixes error
+/// messages. Comment lines between records are kept in place.
+pub fn read_from<R: BufRead>(
+    input: R,
+    source_name: &str,
+    options: &ReadOptions,
+) -> Result<Workload, ReadError> {
+    let mut reader = Reader::new(input, source_name, *options)?;
+    let mut records = Vec::new();
+    let mut comments = Vec::new();
+    while let Some(line) = reader.next_line() {
+        match line? {
+            Line::Record(record) => records.push(record),
+            Line::Comment(line) => comments.push(PlacedComment {
+                before_record: records.len(),
+                line,
+            }),
+        }
+    }
+    let (header, summary) = reader.into_parts();
+    let mut workload = Workload::new(header, records);
+    workload.comments = comments;
+    workload.summary = summary;
+    Ok(workload)
+}
+
+/// Opens a file for streaming: plain or gzip-compressed alike, told apart by
+/// the gzip magic bytes (`1f 8b`), not by the name. Concatenated gzip members
+/// are read in full. The path as given is the source name in messages.
+pub fn open_path(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+) -> Result<Reader<Box<dyn BufRead + Send>>, ReadError> {
+    let path = path.as_ref();
+    let source_name = path.display().to_string();
+    let input = open_input(path)?;
+    Reader::new(input, &source_name, *options)
+}
+
+/// Reads a whole file, plain or gzip-compressed (see [`open_path`]).
+pub fn read_path(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Workload, ReadError> {
+    let path = path.as_ref();
+    let source_name = path.display().to_string();
+    let input = open_input(path)?;
+    read_from(input, &source_name, options)
+}
+
+/// The file's bytes, decompressed if they start with the gzip magic.
+pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, ReadError> {
+    let open_error = |source| ReadError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(open_error)?;
+    let mut input = BufReader::with_capacity(BUFFER_BYTES, file);
+    let gzipped = loop {
+        match input.fill_buf() {
+            Ok(head) => break head.starts_with(&[0x1f, 0x8b]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(open_error(e)),
+        }
+    };
+    Ok(if gzipped {
+        Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            MultiGzDecoder::new(input),
+        ))
+    } else {
+        Box::new(input)
+    })
+}
