@@ -418,14 +418,14 @@ fn entry_line(key: &str, value: &str) -> Result<String, HeaderError> {
             line: format!("; {key}: {value}"),
         });
     }
-    if let Some(kind) = kind_of(key) {
-        if !kind.accepts(value.trim()) {
-            return Err(HeaderError::InvalidValue {
-                key: key.to_string(),
-                value: value.to_string(),
-                expected: kind.expected(),
-            });
-        }
+    if let Some(kind) = kind_of(key)
+        && !kind.accepts(value.trim())
+    {
+        return Err(HeaderError::InvalidValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            expected: kind.expected(),
+        });
     }
     Ok(if value.is_empty() {
         format!("; {key}:")

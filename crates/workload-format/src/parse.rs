@@ -73,13 +73,10 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<ParsedLine, LineError> {
         Ok(value)
     };
 
-    let job_number = match int(1)? {
-        Some(n) => n,
-        None => {
-            return Err(LineError::InvalidJobNumber {
-                text: excerpt(tokens[0]),
-            });
-        }
+    let Some(job_number) = int(1)? else {
+        return Err(LineError::InvalidJobNumber {
+            text: excerpt(tokens[0]),
+        });
     };
     let submit_time = int(2)?;
     let wait_time = int(3)?;

@@ -76,6 +76,8 @@ impl ReadOptions {
 }
 
 /// One line after the header, as [`Reader::next_line`] returns it.
+// Records are nearly every line; boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
     /// A data line.

@@ -210,13 +210,13 @@ impl Write for PathOutput {
 
 /// Appends the canonical line of `record` (with `\n`) to `out`.
 pub(crate) fn format_record(record: &Record, out: &mut Vec<u8>) -> Result<(), WriteError> {
-    if let Some(value) = record.average_cpu_time {
-        if !value.is_finite() || value < 0.0 {
-            return Err(WriteError::InvalidCpuTime {
-                job_number: record.job_number,
-                value,
-            });
-        }
+    if let Some(value) = record.average_cpu_time
+        && (!value.is_finite() || value < 0.0)
+    {
+        return Err(WriteError::InvalidCpuTime {
+            job_number: record.job_number,
+            value,
+        });
     }
     push_u64(out, record.job_number);
     for value in [
