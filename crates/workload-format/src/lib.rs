@@ -41,7 +41,8 @@
 //!
 //! - [`read_path`] reads a whole file, [`open_path`] streams one; both tell
 //!   plain from gzip files by the gzip magic bytes, not the name, and read
-//!   concatenated gzip members in full. [`read_from`] and [`Reader`] work on
+//!   concatenated gzip members in full; gzip input is decompressed on a
+//!   helper thread so that decompression and parsing overlap. [`read_from`] and [`Reader`] work on
 //!   any [`BufRead`](std::io::BufRead). A [`Reader`] holds one line at a time.
 //! - [`ReadOptions`] chooses the [`Mode`]: strict (default) or lenient.
 //!
@@ -107,6 +108,7 @@
 mod error;
 mod header;
 mod parse;
+mod pipe;
 mod read;
 mod record;
 mod summary;

@@ -9,6 +9,7 @@ use flate2::bufread::MultiGzDecoder;
 use crate::error::{LineError, ReadError};
 use crate::header::Header;
 use crate::parse::parse_line;
+use crate::pipe::ThreadedReader;
 use crate::record::Record;
 use crate::summary::ReadSummary;
 use crate::workload::{PlacedComment, Workload};
@@ -86,13 +87,6 @@ pub enum Line {
     Comment(String),
 }
 
-/// The outcome of reading one physical line.
-enum RawLine {
-    Eof,
-    Line,
-    TooLong,
-}
-
 /// A streaming reader: the header is read on construction, then records one
 /// at a time in constant memory.
 ///
@@ -114,11 +108,22 @@ enum RawLine {
 #[derive(Debug)]
 pub struct Reader<R> {
     input: R,
+    /// A line that spans two buffer fills; lines inside one fill are parsed
+    /// in place without copying.
+    partial: Vec<u8>,
+    /// The line being gathered in `partial` went past [`MAX_LINE_BYTES`].
+    partial_too_long: bool,
+    state: State,
+}
+
+/// Everything but the input, so that a line borrowed from the input's buffer
+/// can be handled while the state changes.
+#[derive(Debug)]
+struct State {
     source_name: String,
     options: ReadOptions,
     header: Header,
     summary: ReadSummary,
-    buffer: Vec<u8>,
     in_header: bool,
     pending: Option<Record>,
     finished: bool,
@@ -133,20 +138,23 @@ impl<R: BufRead> Reader<R> {
     pub fn new(input: R, source_name: &str, options: ReadOptions) -> Result<Self, ReadError> {
         let mut reader = Self {
             input,
-            source_name: source_name.to_string(),
-            options,
-            header: Header::new(),
-            summary: ReadSummary::default(),
-            buffer: Vec::with_capacity(256),
-            in_header: true,
-            pending: None,
-            finished: false,
+            partial: Vec::new(),
+            partial_too_long: false,
+            state: State {
+                source_name: source_name.to_string(),
+                options,
+                header: Header::new(),
+                summary: ReadSummary::default(),
+                in_header: true,
+                pending: None,
+                finished: false,
+            },
         };
         match reader.step() {
-            Some(Ok(Line::Record(record))) => reader.pending = Some(record),
+            Some(Ok(Line::Record(record))) => reader.state.pending = Some(record),
             // `step` keeps header lines itself until the first record, so
             // this arm only completes the match.
-            Some(Ok(Line::Comment(text))) => reader.header.push_unchecked(text),
+            Some(Ok(Line::Comment(text))) => reader.state.header.push_unchecked(text),
             Some(Err(e)) => return Err(e),
             None => {}
         }
@@ -155,28 +163,28 @@ impl<R: BufRead> Reader<R> {
 
     /// The header.
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.state.header
     }
 
     /// The counts so far.
     pub fn summary(&self) -> &ReadSummary {
-        &self.summary
+        &self.state.summary
     }
 
     /// The source name given at construction.
     pub fn source_name(&self) -> &str {
-        &self.source_name
+        &self.state.source_name
     }
 
     /// The header and the final counts.
     pub fn into_parts(self) -> (Header, ReadSummary) {
-        (self.header, self.summary)
+        (self.state.header, self.state.summary)
     }
 
     /// The next record or comment line after the header; `None` at the end
     /// (or after an error).
     pub fn next_line(&mut self) -> Option<Result<Line, ReadError>> {
-        if let Some(record) = self.pending.take() {
+        if let Some(record) = self.state.pending.take() {
             return Some(Ok(Line::Record(record)));
         }
         self.step()
@@ -184,68 +192,113 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads lines until one is a record or (after the header) a comment.
     fn step(&mut self) -> Option<Result<Line, ReadError>> {
-        if self.finished {
-            return None;
-        }
-        loop {
-            let raw = match self.read_raw_line() {
-                Ok(raw) => raw,
+        while !self.state.finished {
+            let available = match self.input.fill_buf() {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(source) => {
-                    self.finished = true;
+                    self.state.finished = true;
                     return Some(Err(ReadError::Read {
-                        source_name: self.source_name.clone(),
-                        line: self.summary.lines,
+                        source_name: self.state.source_name.clone(),
+                        line: self.state.summary.lines,
                         source,
                     }));
                 }
             };
-            match raw {
-                RawLine::Eof => {
-                    self.finished = true;
+            if available.is_empty() {
+                // The last line may lack its line ending.
+                self.state.finished = true;
+                if self.partial.is_empty() && !self.partial_too_long {
                     return None;
                 }
-                RawLine::TooLong => {
-                    self.summary.lines += 1;
-                    let error = LineError::TooLong {
-                        limit: MAX_LINE_BYTES,
-                    };
-                    if let Err(e) = self.problem(error) {
-                        return Some(Err(e));
-                    }
-                }
-                RawLine::Line => {
-                    self.summary.lines += 1;
-                    match self.classify_line() {
-                        Ok(Some(line)) => return Some(Ok(line)),
-                        Ok(None) => {}
-                        Err(e) => return Some(Err(e)),
-                    }
-                }
+                return self.handle_partial();
+            }
+            let Some(end) = memchr::memchr(b'\n', available) else {
+                let taken = available.len();
+                self.gather(taken);
+                continue;
+            };
+            let outcome = if end > MAX_LINE_BYTES {
+                self.partial_too_long = true;
+                self.input.consume(end + 1);
+                self.handle_partial()
+            } else if self.partial.is_empty() && !self.partial_too_long {
+                // The common case: the whole line is in the input's buffer.
+                let outcome = self.state.handle_line(&available[..end]);
+                self.input.consume(end + 1);
+                outcome
+            } else {
+                self.gather(end);
+                self.input.consume(1);
+                self.handle_partial()
+            };
+            if outcome.is_some() {
+                return outcome;
             }
         }
+        None
     }
 
-    /// Handles the line in `self.buffer`: `Some` for a record or a comment
-    /// after the header, `None` for lines consumed here (blank, header,
-    /// skipped).
-    fn classify_line(&mut self) -> Result<Option<Line>, ReadError> {
-        let Some(first) = self.buffer.iter().position(|b| !b.is_ascii_whitespace()) else {
-            self.summary.blank_lines += 1;
-            return Ok(None);
-        };
-        if self.buffer[first] == b';' {
-            self.summary.comment_lines += 1;
-            let text = self.comment_text()?;
-            if self.in_header {
-                if let Err(error) = Header::check_line(&text) {
-                    self.problem(error)?;
-                }
-                self.header.push_unchecked(text);
-                return Ok(None);
+    /// Moves the first `n` available bytes into `partial` (unless the line is
+    /// already too long) and consumes them.
+    fn gather(&mut self, n: usize) {
+        if !self.partial_too_long {
+            if self.partial.len() + n > MAX_LINE_BYTES {
+                self.partial_too_long = true;
+                self.partial = Vec::new();
+            } else if let Ok(bytes) = self.input.fill_buf() {
+                // The bytes are still buffered: `fill_buf` returns them again.
+                self.partial.extend_from_slice(&bytes[..n]);
             }
-            return Ok(Some(Line::Comment(text)));
         }
-        match parse_line(&self.buffer) {
+        self.input.consume(n);
+    }
+
+    /// Handles the line gathered in `partial` and resets it.
+    fn handle_partial(&mut self) -> Option<Result<Line, ReadError>> {
+        let outcome = if self.partial_too_long {
+            self.state.summary.lines += 1;
+            let error = LineError::TooLong {
+                limit: MAX_LINE_BYTES,
+            };
+            self.state.problem(error).err().map(Err)
+        } else {
+            self.state.handle_line(&self.partial)
+        };
+        self.partial.clear();
+        self.partial_too_long = false;
+        outcome
+    }
+}
+
+impl State {
+    /// Handles one line (without its `\n`): `Some` for a record, an error,
+    /// or a comment after the header; `None` for lines consumed here (blank,
+    /// header, skipped).
+    fn handle_line(&mut self, line: &[u8]) -> Option<Result<Line, ReadError>> {
+        self.summary.lines += 1;
+        let Some(first) = line.iter().position(|b| !b.is_ascii_whitespace()) else {
+            self.summary.blank_lines += 1;
+            return None;
+        };
+        if line[first] == b';' {
+            self.summary.comment_lines += 1;
+            let text = match self.comment_text(line) {
+                Ok(text) => text,
+                Err(e) => return Some(Err(e)),
+            };
+            if !self.in_header {
+                return Some(Ok(Line::Comment(text)));
+            }
+            if let Err(error) = Header::check_line(&text)
+                && let Err(e) = self.problem(error)
+            {
+                return Some(Err(e));
+            }
+            self.header.push_unchecked(text);
+            return None;
+        }
+        match parse_line(line) {
             Ok(parsed) => {
                 self.summary.records += 1;
                 if parsed.record.cwf.is_some() {
@@ -255,19 +308,15 @@ impl<R: BufRead> Reader<R> {
                     self.summary.count_rounded(parsed.rounded);
                 }
                 self.in_header = false;
-                Ok(Some(Line::Record(parsed.record)))
+                Some(Ok(Line::Record(parsed.record)))
             }
-            Err(error) => {
-                self.problem(error)?;
-                Ok(None)
-            }
+            Err(error) => self.problem(error).err().map(Err),
         }
     }
 
-    /// The comment line in the buffer as text, without trailing CRs (CRLF
-    /// line endings).
-    fn comment_text(&mut self) -> Result<String, ReadError> {
-        let mut bytes = self.buffer.as_slice();
+    /// The comment line as text, without trailing CRs (CRLF line endings).
+    fn comment_text(&mut self, line: &[u8]) -> Result<String, ReadError> {
+        let mut bytes = line;
         while let Some(rest) = bytes.strip_suffix(b"\r") {
             bytes = rest;
         }
@@ -297,49 +346,6 @@ impl<R: BufRead> Reader<R> {
                 self.summary
                     .record_issue(line, error, self.options.max_examples);
                 Ok(())
-            }
-        }
-    }
-
-    /// Reads one line into `self.buffer` (without the `\n`), refusing to
-    /// buffer more than [`MAX_LINE_BYTES`].
-    fn read_raw_line(&mut self) -> io::Result<RawLine> {
-        self.buffer.clear();
-        let mut too_long = false;
-        let mut any = false;
-        loop {
-            let available = match self.input.fill_buf() {
-                Ok(bytes) => bytes,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if available.is_empty() {
-                return Ok(match (any, too_long) {
-                    (false, _) => RawLine::Eof,
-                    (true, true) => RawLine::TooLong,
-                    (true, false) => RawLine::Line,
-                });
-            }
-            any = true;
-            let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-                Some(i) => (&available[..i], i + 1, true),
-                None => (available, available.len(), false),
-            };
-            if !too_long {
-                if self.buffer.len() + chunk.len() > MAX_LINE_BYTES {
-                    too_long = true;
-                    self.buffer.clear();
-                } else {
-                    self.buffer.extend_from_slice(chunk);
-                }
-            }
-            self.input.consume(used);
-            if done {
-                return Ok(if too_long {
-                    RawLine::TooLong
-                } else {
-                    RawLine::Line
-                });
             }
         }
     }
@@ -406,7 +412,8 @@ pub fn read_path(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Worklo
     read_from(input, &source_name, options)
 }
 
-/// The file's bytes, decompressed if they start with the gzip magic.
+/// The file's bytes, decompressed if they start with the gzip magic (on a
+/// helper thread, so that decompression overlaps with the caller's parsing).
 pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, ReadError> {
     let open_error = |source| ReadError::Open {
         path: path.to_path_buf(),
@@ -421,12 +428,11 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, ReadError> {
             Err(e) => return Err(open_error(e)),
         }
     };
-    Ok(if gzipped {
-        Box::new(BufReader::with_capacity(
-            BUFFER_BYTES,
-            MultiGzDecoder::new(input),
-        ))
-    } else {
-        Box::new(input)
-    })
+    if !gzipped {
+        return Ok(Box::new(input));
+    }
+    // Decompress on a helper thread so that it overlaps with parsing.
+    let decoder = MultiGzDecoder::new(input);
+    let threaded = ThreadedReader::spawn(decoder).map_err(open_error)?;
+    Ok(Box::new(threaded))
 }

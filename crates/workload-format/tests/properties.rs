@@ -411,6 +411,7 @@ proptest! {
             ],
             0..20,
         ),
+        capacity in 1usize..40,
     ) {
         let bytes = lines.join(&b'\n');
         // Strict: an error or a workload, never a panic.
@@ -433,6 +434,11 @@ proptest! {
             prop_assert!(w.same_content(&lenient));
             prop_assert!(lenient.summary.is_clean());
         }
+        // Lines split across buffer fills read the same as whole ones.
+        let small = std::io::BufReader::with_capacity(capacity, bytes.as_slice());
+        let pieces = read_from(small, "f.swf", &ReadOptions::lenient()).unwrap();
+        prop_assert!(pieces.same_content(&lenient));
+        prop_assert_eq!(&pieces.summary, &lenient.summary);
         // Whatever was read writes and reads back identically.
         let text = workload_to_string(&lenient).unwrap();
         let back = read_from(text.as_bytes(), "f.swf", &ReadOptions::strict()).unwrap();

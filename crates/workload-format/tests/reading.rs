@@ -211,6 +211,25 @@ fn overlong_line_is_rejected_without_buffering_it() {
 }
 
 #[test]
+fn lines_split_across_buffer_fills_read_the_same() {
+    let text = format!("; Version: 2.2\n\n{SWF_LINE}\n; between\n{SWF_LINE}");
+    let whole = strict(&text).unwrap();
+    for capacity in [1, 2, 7, 64] {
+        let input = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+        let pieces = read_from(input, "test.swf", &ReadOptions::strict()).unwrap();
+        assert!(pieces.same_content(&whole), "capacity {capacity}");
+        assert_eq!(pieces.summary, whole.summary, "capacity {capacity}");
+    }
+    // An over-long line is noticed while it is gathered, too.
+    let mut long = vec![b'1'; workload_format::MAX_LINE_BYTES + 1];
+    long.extend_from_slice(format!("\n{SWF_LINE}\n").as_bytes());
+    let input = std::io::BufReader::with_capacity(4096, long.as_slice());
+    let w = read_from(input, "long.swf", &ReadOptions::lenient()).unwrap();
+    assert_eq!(w.summary.issues.get(&Reason::LineTooLong), Some(&1));
+    assert_eq!(w.records.len(), 1);
+}
+
+#[test]
 fn streaming_reader_yields_records_and_comments() {
     let text = format!("; h\n{SWF_LINE}\n; between\n{SWF_LINE}\n");
     let mut reader = Reader::new(text.as_bytes(), "s.swf", ReadOptions::strict()).unwrap();
