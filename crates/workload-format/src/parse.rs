@@ -17,6 +17,7 @@ const EXCERPT_BYTES: usize = 64;
 
 /// A parsed data line and which integer fields were rounded from a float
 /// token (bit `n - 1` set for field `n`).
+#[cfg(test)]
 pub(crate) struct ParsedLine {
     pub(crate) record: Record,
     pub(crate) rounded: u32,
@@ -36,27 +37,70 @@ pub(crate) struct ParsedLine {
 /// assert_eq!(r.status, Some(JobStatus::Completed));
 /// ```
 pub fn parse_record(line: &[u8]) -> Result<Record, LineError> {
-    parse_line(line).map(|p| p.record)
+    let mut record = Record::unknown(0);
+    parse_line_into(line, &mut record)?;
+    Ok(record)
 }
 
+/// One whitespace-separated token, with its value when it is plain digits.
+#[derive(Clone, Copy)]
+struct Token<'a> {
+    text: &'a [u8],
+    /// The decimal value of `text` when `plain`.
+    value: u64,
+    /// `text` is 1 to 19 ASCII digits, so `value` is exact (no overflow).
+    plain: bool,
+}
+
+/// Parses a line into a new record, with the rounding flags.
+#[cfg(test)]
 pub(crate) fn parse_line(line: &[u8]) -> Result<ParsedLine, LineError> {
-    let mut tokens: [&[u8]; CWF_FIELDS] = [&[]; CWF_FIELDS];
+    let mut record = Record::unknown(0);
+    let rounded = parse_line_into(line, &mut record)?;
+    Ok(ParsedLine { record, rounded })
+}
+
+/// Parses a line into `record`, returning which integer fields were rounded
+/// (bit `n - 1` for field `n`). On error `record` holds a mix of old and new
+/// values and must not be used.
+pub(crate) fn parse_line_into(line: &[u8], record: &mut Record) -> Result<u32, LineError> {
+    let empty = Token {
+        text: &[],
+        value: 0,
+        plain: false,
+    };
+    let mut tokens = [empty; CWF_FIELDS];
     let mut found = 0usize;
     let mut i = 0;
     let n = line.len();
-    loop {
-        while i < n && line[i].is_ascii_whitespace() {
+    // One pass: split the tokens and accumulate digits on the way, so that
+    // plain integers (nearly every token) need no second look.
+    while i < n {
+        if line[i].is_ascii_whitespace() {
             i += 1;
-        }
-        if i == n {
-            break;
+            continue;
         }
         let start = i;
-        while i < n && !line[i].is_ascii_whitespace() {
+        let mut value: u64 = 0;
+        let mut digits_only = true;
+        while i < n {
+            let b = line[i];
+            let digit = b.wrapping_sub(b'0');
+            if digit < 10 {
+                value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+            } else if b.is_ascii_whitespace() {
+                break;
+            } else {
+                digits_only = false;
+            }
             i += 1;
         }
         if let Some(slot) = tokens.get_mut(found) {
-            *slot = &line[start..i];
+            *slot = Token {
+                text: &line[start..i],
+                value,
+                plain: digits_only && i - start <= 19,
+            };
         }
         found += 1;
     }
@@ -65,51 +109,58 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<ParsedLine, LineError> {
     }
 
     let mut rounded = 0u32;
-    let mut int = |field: usize| -> Result<Option<u64>, LineError> {
-        let (value, was_rounded) = parse_unsigned(tokens[field - 1], field)?;
-        if was_rounded {
-            rounded |= 1 << (field - 1);
-        }
-        Ok(value)
-    };
-
-    let Some(job_number) = int(1)? else {
+    let t = &tokens;
+    let r = &mut rounded;
+    let Some(job_number) = int(t, 1, r)? else {
         return Err(LineError::InvalidJobNumber {
-            text: excerpt(tokens[0]),
+            text: excerpt(tokens[0].text),
         });
     };
-    let submit_time = int(2)?;
-    let wait_time = int(3)?;
-    let run_time = int(4)?;
-    let allocated_processors = int(5)?;
-    let used_memory = int(7)?;
-    let requested_processors = int(8)?;
-    let requested_time = int(9)?;
-    let requested_memory = int(10)?;
-    let status = match int(11)? {
+    // Field by field into the caller's record: no temporary record to copy.
+    record.job_number = job_number;
+    record.submit_time = int(t, 2, r)?;
+    record.wait_time = int(t, 3, r)?;
+    record.run_time = int(t, 4, r)?;
+    record.allocated_processors = int(t, 5, r)?;
+    record.average_cpu_time = match tokens[5] {
+        // Up to 15 digits convert to f64 exactly (10^15 < 2^53).
+        Token {
+            plain: true, value, ..
+        } if value < 1_000_000_000_000_000 =>
+        {
+            #[allow(clippy::cast_precision_loss)]
+            Some(value as f64)
+        }
+        token => parse_float(token.text, 6)?,
+    };
+    record.used_memory = int(t, 7, r)?;
+    record.requested_processors = int(t, 8, r)?;
+    record.requested_time = int(t, 9, r)?;
+    record.requested_memory = int(t, 10, r)?;
+    record.status = match int(t, 11, r)? {
         None => None,
         Some(code) => Some(
             JobStatus::from_code(code).ok_or_else(|| LineError::InvalidStatus {
-                text: excerpt(tokens[10]),
+                text: excerpt(tokens[10].text),
             })?,
         ),
     };
-    let user_id = int(12)?;
-    let group_id = int(13)?;
-    let executable_number = int(14)?;
-    let queue_number = int(15)?;
-    let partition_number = int(16)?;
-    let preceding_job_number = int(17)?;
-    let think_time = int(18)?;
-    let cwf = if found == CWF_FIELDS {
-        let requested_start_time = int(19)?;
-        let request_type = std::str::from_utf8(tokens[19])
+    record.user_id = int(t, 12, r)?;
+    record.group_id = int(t, 13, r)?;
+    record.executable_number = int(t, 14, r)?;
+    record.queue_number = int(t, 15, r)?;
+    record.partition_number = int(t, 16, r)?;
+    record.preceding_job_number = int(t, 17, r)?;
+    record.think_time = int(t, 18, r)?;
+    record.cwf = if found == CWF_FIELDS {
+        let requested_start_time = int(t, 19, r)?;
+        let request_type = std::str::from_utf8(tokens[19].text)
             .ok()
             .and_then(RequestType::from_token)
             .ok_or_else(|| LineError::InvalidRequestType {
-                text: excerpt(tokens[19]),
+                text: excerpt(tokens[19].text),
             })?;
-        let amount = int(21)?;
+        let amount = int(t, 21, r)?;
         Some(CwfFields {
             requested_start_time,
             request_type,
@@ -118,33 +169,26 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<ParsedLine, LineError> {
     } else {
         None
     };
-    // Field 6 last: the closure above borrows `rounded` mutably.
-    let average_cpu_time = parse_float(tokens[5], 6)?;
+    Ok(rounded)
+}
 
-    Ok(ParsedLine {
-        record: Record {
-            job_number,
-            submit_time,
-            wait_time,
-            run_time,
-            allocated_processors,
-            average_cpu_time,
-            used_memory,
-            requested_processors,
-            requested_time,
-            requested_memory,
-            status,
-            user_id,
-            group_id,
-            executable_number,
-            queue_number,
-            partition_number,
-            preceding_job_number,
-            think_time,
-            cwf,
-        },
-        rounded,
-    })
+/// An integer field's value; sets the field's bit in `rounded` when a float
+/// token was rounded.
+#[inline(always)]
+fn int(
+    tokens: &[Token<'_>; CWF_FIELDS],
+    field: usize,
+    rounded: &mut u32,
+) -> Result<Option<u64>, LineError> {
+    let token = tokens[field - 1];
+    if token.plain {
+        return Ok(Some(token.value));
+    }
+    let (value, was_rounded) = parse_unsigned(token.text, field)?;
+    if was_rounded {
+        *rounded |= 1 << (field - 1);
+    }
+    Ok(value)
 }
 
 /// The shape of a numeric token.

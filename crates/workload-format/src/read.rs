@@ -8,7 +8,7 @@ use flate2::bufread::MultiGzDecoder;
 
 use crate::error::{LineError, ReadError};
 use crate::header::Header;
-use crate::parse::parse_line;
+use crate::parse::parse_line_into;
 use crate::pipe::ThreadedReader;
 use crate::record::Record;
 use crate::summary::ReadSummary;
@@ -125,8 +125,19 @@ struct State {
     header: Header,
     summary: ReadSummary,
     in_header: bool,
-    pending: Option<Record>,
+    /// The last record parsed; parsing writes into it in place.
+    record: Record,
+    /// `record` holds the first record, read by `new`, not yet returned.
+    pending: bool,
     finished: bool,
+}
+
+/// What handling a line produced.
+enum Handled {
+    /// A record, in `State::record`.
+    Record,
+    /// A comment line after the header.
+    Comment(String),
 }
 
 impl<R: BufRead> Reader<R> {
@@ -146,15 +157,16 @@ impl<R: BufRead> Reader<R> {
                 header: Header::new(),
                 summary: ReadSummary::default(),
                 in_header: true,
-                pending: None,
+                record: Record::unknown(0),
+                pending: false,
                 finished: false,
             },
         };
         match reader.step() {
-            Some(Ok(Line::Record(record))) => reader.state.pending = Some(record),
+            Some(Ok(Handled::Record)) => reader.state.pending = true,
             // `step` keeps header lines itself until the first record, so
             // this arm only completes the match.
-            Some(Ok(Line::Comment(text))) => reader.state.header.push_unchecked(text),
+            Some(Ok(Handled::Comment(text))) => reader.state.header.push_unchecked(text),
             Some(Err(e)) => return Err(e),
             None => {}
         }
@@ -184,14 +196,43 @@ impl<R: BufRead> Reader<R> {
     /// The next record or comment line after the header; `None` at the end
     /// (or after an error).
     pub fn next_line(&mut self) -> Option<Result<Line, ReadError>> {
-        if let Some(record) = self.state.pending.take() {
-            return Some(Ok(Line::Record(record)));
+        Some(match self.next_handled()? {
+            Ok(Handled::Record) => Ok(Line::Record(self.state.record.clone())),
+            Ok(Handled::Comment(text)) => Ok(Line::Comment(text)),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// The rest of the input into `records` and `comments` (for
+    /// [`read_from`]): each record is copied once, from the parse slot
+    /// straight into the vector.
+    fn read_rest(
+        &mut self,
+        records: &mut Vec<Record>,
+        comments: &mut Vec<PlacedComment>,
+    ) -> Result<(), ReadError> {
+        while let Some(handled) = self.next_handled() {
+            match handled? {
+                Handled::Record => records.push(self.state.record.clone()),
+                Handled::Comment(line) => comments.push(PlacedComment {
+                    before_record: records.len(),
+                    line,
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    fn next_handled(&mut self) -> Option<Result<Handled, ReadError>> {
+        if self.state.pending {
+            self.state.pending = false;
+            return Some(Ok(Handled::Record));
         }
         self.step()
     }
 
     /// Reads lines until one is a record or (after the header) a comment.
-    fn step(&mut self) -> Option<Result<Line, ReadError>> {
+    fn step(&mut self) -> Option<Result<Handled, ReadError>> {
         while !self.state.finished {
             let available = match self.input.fill_buf() {
                 Ok(bytes) => bytes,
@@ -255,7 +296,7 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Handles the line gathered in `partial` and resets it.
-    fn handle_partial(&mut self) -> Option<Result<Line, ReadError>> {
+    fn handle_partial(&mut self) -> Option<Result<Handled, ReadError>> {
         let outcome = if self.partial_too_long {
             self.state.summary.lines += 1;
             let error = LineError::TooLong {
@@ -275,7 +316,7 @@ impl State {
     /// Handles one line (without its `\n`): `Some` for a record, an error,
     /// or a comment after the header; `None` for lines consumed here (blank,
     /// header, skipped).
-    fn handle_line(&mut self, line: &[u8]) -> Option<Result<Line, ReadError>> {
+    fn handle_line(&mut self, line: &[u8]) -> Option<Result<Handled, ReadError>> {
         self.summary.lines += 1;
         let Some(first) = line.iter().position(|b| !b.is_ascii_whitespace()) else {
             self.summary.blank_lines += 1;
@@ -288,7 +329,7 @@ impl State {
                 Err(e) => return Some(Err(e)),
             };
             if !self.in_header {
-                return Some(Ok(Line::Comment(text)));
+                return Some(Ok(Handled::Comment(text)));
             }
             if let Err(error) = Header::check_line(&text)
                 && let Err(e) = self.problem(error)
@@ -298,17 +339,17 @@ impl State {
             self.header.push_unchecked(text);
             return None;
         }
-        match parse_line(line) {
-            Ok(parsed) => {
+        match parse_line_into(line, &mut self.record) {
+            Ok(rounded) => {
                 self.summary.records += 1;
-                if parsed.record.cwf.is_some() {
+                if self.record.cwf.is_some() {
                     self.summary.cwf_records += 1;
                 }
-                if parsed.rounded != 0 {
-                    self.summary.count_rounded(parsed.rounded);
+                if rounded != 0 {
+                    self.summary.count_rounded(rounded);
                 }
                 self.in_header = false;
-                Some(Ok(Line::Record(parsed.record)))
+                Some(Ok(Handled::Record))
             }
             Err(error) => self.problem(error).err().map(Err),
         }
@@ -375,15 +416,7 @@ pub fn read_from<R: BufRead>(
     let mut reader = Reader::new(input, source_name, *options)?;
     let mut records = Vec::new();
     let mut comments = Vec::new();
-    while let Some(line) = reader.next_line() {
-        match line? {
-            Line::Record(record) => records.push(record),
-            Line::Comment(line) => comments.push(PlacedComment {
-                before_record: records.len(),
-                line,
-            }),
-        }
-    }
+    reader.read_rest(&mut records, &mut comments)?;
     let (header, summary) = reader.into_parts();
     let mut workload = Workload::new(header, records);
     workload.comments = comments;

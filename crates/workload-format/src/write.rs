@@ -154,7 +154,10 @@ pub fn create_path(path: impl AsRef<Path>) -> Result<PathOutput, WriteError> {
         .is_some_and(|n| n.ends_with(".gz"));
     Ok(PathOutput {
         inner: if gzip {
-            Output::Gzip(GzEncoder::new(BufWriter::new(file), Compression::default()))
+            Output::Gzip(Box::new(GzEncoder::new(
+                BufWriter::new(file),
+                Compression::default(),
+            )))
         } else {
             Output::Plain(BufWriter::new(file))
         },
@@ -170,7 +173,8 @@ pub struct PathOutput {
 #[derive(Debug)]
 enum Output {
     Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
+    // Boxed: the encoder's state is large and made once per file.
+    Gzip(Box<GzEncoder<BufWriter<File>>>),
 }
 
 impl PathOutput {
