@@ -106,13 +106,17 @@ pub enum ConvertError {
     /// Reading or writing JSON lines failed.
     #[error(transparent)]
     JsonLines(#[from] JsonLinesError),
-    /// Writing SWF/CWF output failed.
+    /// The output file could not be created, or a record cannot be written
+    /// (a field 6 value SWF cannot hold).
+    #[error(transparent)]
+    Output(WriteError),
+    /// Writing the output file failed.
     #[error("cannot write {}", path.display())]
     Write {
         /// The output file.
         path: PathBuf,
         /// The underlying error.
-        source: WriteError,
+        source: io::Error,
     },
     /// The input holds CWF information that SWF output would lose.
     #[error(
@@ -133,7 +137,7 @@ pub enum ConvertError {
     },
     /// The report could not be written.
     #[error("cannot write the report")]
-    Output(#[source] io::Error),
+    Report(#[source] io::Error),
 }
 
 impl CommandError for ConvertError {}
@@ -177,7 +181,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
     }
     summary.records = workload.records.len() as u64;
     write(&workload, to, &args.output)?;
-    report(args, &summary, out).map_err(ConvertError::Output)?;
+    report(args, &summary, out).map_err(ConvertError::Report)?;
     Ok(summary)
 }
 
@@ -223,13 +227,23 @@ fn to_swf(
 }
 
 fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertError> {
-    let write_error = |source| ConvertError::Write {
-        path: path.to_path_buf(),
-        source,
+    // I/O failures name the output file; other write errors name themselves.
+    let write_error = |error| match error {
+        WriteError::Io { source } => ConvertError::Write {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => ConvertError::Output(other),
     };
-    let output = create_path(path).map_err(write_error)?;
+    let output = create_path(path).map_err(ConvertError::Output)?;
     let output = match to {
-        Format::JsonLines => write_json_lines(workload, output)?,
+        Format::JsonLines => write_json_lines(workload, output).map_err(|e| match e {
+            JsonLinesError::Write(source) => ConvertError::Write {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => ConvertError::JsonLines(other),
+        })?,
         Format::Swf | Format::Cwf => write_workload(workload, output).map_err(write_error)?,
     };
     output.finish().map_err(write_error)
