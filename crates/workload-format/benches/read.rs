@@ -9,7 +9,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use workload_format::{ReadOptions, Reader, read_from, read_path};
+use workload_format::{ReadOptions, Reader, open_path, read_from, read_path};
 
 const TRACE: &str = "LANL-CM5-1994-4.1-cln.swf.gz";
 
@@ -54,6 +54,16 @@ fn read(c: &mut Criterion) {
         b.iter(|| read_from(text.as_slice(), TRACE, &options).expect("read"));
     });
     // Same byte count (uncompressed) so the MB/s compare with the above.
+    group.bench_function("stream records (.gz file, open_path)", |b| {
+        b.iter(|| {
+            let reader = open_path(&path, &options).expect("header");
+            let mut jobs = 0u64;
+            for record in reader {
+                jobs += black_box(record.expect("record")).job_number & 1;
+            }
+            jobs
+        });
+    });
     group.bench_function("read_path (.gz file, into a Vec)", |b| {
         b.iter(|| read_path(&path, &options).expect("read"));
     });
