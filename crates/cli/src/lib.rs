@@ -1,2 +1,72 @@
-//! The library behind the `schedsim` command: its subcommands as functions,
-//! so that `cargo xtask` and tests can call them without a subprocess.
+//! The library behind the `schedsim` command: each subcommand is a module
+//! with an argument struct (clap derive), a function that runs it and writes
+//! its report to any [`Write`](std::io::Write), and a typed error. The binary
+//! only parses arguments, dispatches, prints errors with their causes and
+//! maps them to exit codes; `cargo xtask` and tests call the functions
+//! directly.
+//!
+//! ```
+//! use schedsim_cli::{StatsArgs, stats};
+//! let dir = std::env::temp_dir().join(format!("schedsim-cli-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let file = dir.join("tiny.swf");
+//! std::fs::write(&file, "; MaxProcs: 4\n\
+//!     1 0 -1 100 4 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+//!     2 100 -1 100 2 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n")?;
+//! let mut report = Vec::new();
+//! let result = stats(&StatsArgs::new(file), &mut report)?;
+//! // load = (4*100 + 2*100) / (4 procs * 100 s span) = 600 / 400
+//! assert_eq!(result.offered_load, Some(1.5));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Adding a subcommand: write `src/<name>.rs` with `<Name>Args`, a
+//! `<name>(&args, &mut dyn Write) -> Result<_, <Name>Error>` function and an
+//! error enum implementing [`CommandError`]; re-export them here and add one
+//! variant and one match arm in `main.rs`.
+#![warn(missing_docs)]
+
+mod convert;
+mod jsonl;
+mod stats;
+mod validate;
+
+use std::error::Error;
+use std::fmt::Write as _;
+
+pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
+pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
+pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
+pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};
+
+/// What every command error tells the binary besides its message.
+pub trait CommandError: Error {
+    /// The process exit code for this error: 1 unless a command says
+    /// otherwise (2 is left to usage errors, which clap reports).
+    fn exit_code(&self) -> u8 {
+        1
+    }
+}
+
+/// The message of `error` followed by its chain of causes, one per line:
+/// `error: ...` then `  caused by: ...`.
+pub fn error_report(error: &dyn Error) -> String {
+    let mut report = format!("error: {error}");
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let _ = write!(report, "\n  caused by: {cause}");
+        source = cause.source();
+    }
+    report
+}
+
+/// The message of `error` and its causes on one line, joined by `: `.
+pub fn error_line(error: &dyn Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let _ = write!(line, ": {cause}");
+        source = cause.source();
+    }
+    line
+}

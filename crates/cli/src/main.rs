@@ -1,1 +1,51 @@
-fn main() {}
+//! `schedsim`: parse arguments, dispatch to the library, report errors.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use schedsim_cli::{CommandError, ConvertArgs, StatsArgs, ValidateArgs, error_report};
+
+/// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
+#[derive(Debug, Parser)]
+#[command(name = "schedsim", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check workload files: strictly (first bad line is an error) or, with
+    /// --lenient, counting bad lines by reason.
+    Validate(ValidateArgs),
+    /// Jobs, time span, machine size, offered load, size and run time
+    /// percentiles, unknown values per field.
+    Stats(StatsArgs),
+    /// Convert between SWF, CWF and JSON lines (chosen by file extension).
+    Convert(ConvertArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match &cli.command {
+        Command::Validate(args) => finish(schedsim_cli::validate(args, &mut out).map(drop)),
+        Command::Stats(args) => finish(schedsim_cli::stats(args, &mut out).map(drop)),
+        Command::Convert(args) => finish(schedsim_cli::convert(args, &mut out).map(drop)),
+    };
+    let _ = out.flush();
+    result
+}
+
+/// Exit 0, or print the error with its causes and exit with its code.
+fn finish<E: CommandError>(result: Result<(), E>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{}", error_report(&error));
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! `schedsim convert IN OUT`: SWF <-> CWF <-> JSON lines, by file name.
+//!
+//! Formats: `.swf`, `.cwf`, `.jsonl`, each optionally followed by `.gz`
+//! (output is gzip-compressed then; input is told apart by its content).
+//! SWF and CWF input are read alike (a file may mix 18- and 21-field lines).
+//! To CWF, SWF lines get `-1 S -1`. To SWF, a CWF line with information SWF
+//! cannot hold (an elastic control command, a requested start time, an
+//! amount) is refused unless `--drop-cwf` is given; then the commands and
+//! those fields are dropped and counted.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use workload_format::{
+    CwfFields, ReadError, ReadOptions, RequestType, Workload, WriteError, create_path, open_input,
+    read_path, write_workload,
+};
+
+use crate::CommandError;
+use crate::jsonl::{JsonLinesError, read_json_lines, write_json_lines};
+
+/// Arguments of `schedsim convert`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConvertArgs {
+    /// Input file: .swf, .cwf or .jsonl, optionally .gz.
+    pub input: PathBuf,
+    /// Output file: .swf, .cwf or .jsonl, optionally .gz (then compressed).
+    pub output: PathBuf,
+    /// Converting to SWF: drop CWF commands (ET/RT/EP/RP lines), requested
+    /// start times and amounts instead of refusing; the counts are printed.
+    #[arg(long)]
+    pub drop_cwf: bool,
+    /// Skip bad lines of SWF/CWF input (counted) instead of stopping.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl ConvertArgs {
+    /// Convert `input` to `output`, refusing to drop CWF information.
+    pub fn new(input: PathBuf, output: PathBuf) -> Self {
+        Self {
+            input,
+            output,
+            drop_cwf: false,
+            lenient: false,
+        }
+    }
+}
+
+/// A file format, from the file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Format {
+    /// Standard Workload Format, 18 fields.
+    Swf,
+    /// Cloud Workload Format, 21 fields.
+    Cwf,
+    /// JSON lines (layout in the `schedsim_cli` crate docs).
+    JsonLines,
+}
+
+impl Format {
+    /// The format of `path` by its name: `.swf`, `.cwf`, `.jsonl`, each
+    /// optionally followed by `.gz`.
+    pub fn of(path: &Path) -> Option<Self> {
+        let name = path.file_name()?.to_str()?;
+        let name = name.strip_suffix(".gz").unwrap_or(name);
+        let (_, extension) = name.rsplit_once('.')?;
+        match extension.to_ascii_lowercase().as_str() {
+            "swf" => Some(Self::Swf),
+            "cwf" => Some(Self::Cwf),
+            "jsonl" => Some(Self::JsonLines),
+            _ => None,
+        }
+    }
+}
+
+/// What `convert` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ConvertSummary {
+    /// Records written.
+    pub records: u64,
+    /// CWF command lines dropped (`--drop-cwf`).
+    pub dropped_commands: u64,
+    /// Requested start times dropped (`--drop-cwf`).
+    pub dropped_start_times: u64,
+    /// Amounts of submissions dropped (`--drop-cwf`).
+    pub dropped_amounts: u64,
+    /// Lines skipped in lenient mode.
+    pub skipped_lines: u64,
+}
+
+/// Why `convert` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConvertError {
+    /// A file name does not tell its format.
+    #[error("cannot tell the format of {} from its name (use .swf, .cwf or .jsonl, optionally followed by .gz)", path.display())]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Reading SWF/CWF input failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Reading or writing JSON lines failed.
+    #[error(transparent)]
+    JsonLines(#[from] JsonLinesError),
+    /// The output file could not be created, or a record cannot be written
+    /// (a field 6 value SWF cannot hold).
+    #[error(transparent)]
+    Output(WriteError),
+    /// Writing the output file failed.
+    #[error("cannot write {}", path.display())]
+    Write {
+        /// The output file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The input holds CWF information that SWF output would lose.
+    #[error(
+        "{} holds CWF information that SWF cannot hold: {commands} command lines (ET/RT/EP/RP), \
+         {start_times} requested start times, {amounts} amounts; write .cwf or .jsonl, or pass \
+         --drop-cwf to drop them",
+        input.display()
+    )]
+    CwfLoss {
+        /// The input file.
+        input: PathBuf,
+        /// Elastic control command lines.
+        commands: u64,
+        /// Submissions with a requested start time.
+        start_times: u64,
+        /// Submissions with an amount.
+        amounts: u64,
+    },
+    /// The report could not be written.
+    #[error("cannot write the report")]
+    Report(#[source] io::Error),
+}
+
+impl CommandError for ConvertError {}
+
+/// Converts `args.input` to `args.output`, prints a one-line summary (and
+/// what was dropped or skipped) to `out`, and returns the counts.
+pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary, ConvertError> {
+    let format = |path: &Path| {
+        Format::of(path).ok_or_else(|| ConvertError::UnknownFormat {
+            path: path.to_path_buf(),
+        })
+    };
+    let (from, to) = (format(&args.input)?, format(&args.output)?);
+    let mut workload = if from == Format::JsonLines {
+        let source_name = args.input.display().to_string();
+        read_json_lines(open_input(&args.input)?, &source_name)?
+    } else {
+        let options = if args.lenient {
+            ReadOptions::lenient()
+        } else {
+            ReadOptions::strict()
+        };
+        read_path(&args.input, &options)?
+    };
+    let mut summary = ConvertSummary {
+        skipped_lines: workload.summary.skipped_lines,
+        ..ConvertSummary::default()
+    };
+    match to {
+        Format::Swf => to_swf(&mut workload, args, &mut summary)?,
+        Format::Cwf => {
+            for record in &mut workload.records {
+                record.cwf.get_or_insert(CwfFields {
+                    requested_start_time: None,
+                    request_type: RequestType::Submit,
+                    amount: None,
+                });
+            }
+        }
+        Format::JsonLines => {}
+    }
+    summary.records = workload.records.len() as u64;
+    write(&workload, to, &args.output)?;
+    report(args, &summary, out).map_err(ConvertError::Report)?;
+    Ok(summary)
+}
+
+/// Strips CWF fields, refusing (without `--drop-cwf`) to lose information.
+fn to_swf(
+    workload: &mut Workload,
+    args: &ConvertArgs,
+    summary: &mut ConvertSummary,
+) -> Result<(), ConvertError> {
+    for cwf in workload.records.iter().filter_map(|r| r.cwf) {
+        if cwf.request_type != RequestType::Submit {
+            summary.dropped_commands += 1;
+        } else {
+            summary.dropped_start_times += u64::from(cwf.requested_start_time.is_some());
+            summary.dropped_amounts += u64::from(cwf.amount.is_some());
+        }
+    }
+    let lossy = summary.dropped_commands + summary.dropped_start_times + summary.dropped_amounts;
+    if lossy > 0 && !args.drop_cwf {
+        return Err(ConvertError::CwfLoss {
+            input: args.input.clone(),
+            commands: summary.dropped_commands,
+            start_times: summary.dropped_start_times,
+            amounts: summary.dropped_amounts,
+        });
+    }
+    // Drop the command lines, moving each comment to stay before the same
+    // surviving record.
+    let old = std::mem::take(&mut workload.records);
+    let mut kept_before = Vec::with_capacity(old.len() + 1);
+    for mut record in old {
+        kept_before.push(workload.records.len());
+        if !record.is_command() {
+            record.cwf = None;
+            workload.records.push(record);
+        }
+    }
+    kept_before.push(workload.records.len());
+    for comment in &mut workload.comments {
+        comment.before_record = kept_before[comment.before_record.min(kept_before.len() - 1)];
+    }
+    Ok(())
+}
+
+fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertError> {
+    // I/O failures name the output file; other write errors name themselves.
+    let write_error = |error| match error {
+        WriteError::Io { source } => ConvertError::Write {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => ConvertError::Output(other),
+    };
+    let output = create_path(path).map_err(ConvertError::Output)?;
+    let output = match to {
+        Format::JsonLines => write_json_lines(workload, output).map_err(|e| match e {
+            JsonLinesError::Write(source) => ConvertError::Write {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => ConvertError::JsonLines(other),
+        })?,
+        Format::Swf | Format::Cwf => write_workload(workload, output).map_err(write_error)?,
+    };
+    output.finish().map_err(write_error)
+}
+
+fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "converted {} -> {}: {} records",
+        args.input.display(),
+        args.output.display(),
+        s.records
+    )?;
+    if s.dropped_commands + s.dropped_start_times + s.dropped_amounts > 0 {
+        writeln!(
+            out,
+            "dropped (--drop-cwf): {} command lines (ET/RT/EP/RP), {} requested start times, {} amounts",
+            s.dropped_commands, s.dropped_start_times, s.dropped_amounts
+        )?;
+    }
+    if s.skipped_lines > 0 {
+        writeln!(out, "skipped {} bad lines (--lenient)", s.skipped_lines)?;
+    }
+    Ok(())
+}

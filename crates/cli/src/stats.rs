@@ -1,0 +1,422 @@
+//! `schedsim stats FILE`: what a workload holds, and its offered load.
+//!
+//! Conventions (the simulator uses the same ones):
+//! - size = requested processors (field 8) if known, else allocated
+//!   processors (field 5); runtime = field 4 (run time);
+//! - jobs with unknown or zero size, or unknown runtime, are left out of the
+//!   load and the percentiles, and counted;
+//! - span = last submit time - first submit time over the jobs (so
+//!   multiplying every arrival time by f divides the load by f);
+//! - offered load = sum(size * runtime) / (procs * span), with procs =
+//!   `--procs` if given, else the header's MaxProcs, else MaxNodes;
+//! - percentiles are nearest-rank: the p-th percentile of n sorted values is
+//!   the value at 1-based rank ceil(p * n / 100);
+//! - CWF elastic control commands (ET/RT/EP/RP lines) are not jobs: they are
+//!   counted apart and left out of everything else.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Serialize;
+use workload_format::{FIELD_NAMES, ReadError, ReadOptions, Record, open_path};
+
+use crate::CommandError;
+
+/// Arguments of `schedsim stats`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatsArgs {
+    /// The workload file (.swf or .cwf, plain or gzip-compressed).
+    pub file: PathBuf,
+    /// Processors of the machine for the offered load (default: the header's
+    /// MaxProcs, else MaxNodes).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub procs: Option<u64>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Skip bad lines (counted) instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl StatsArgs {
+    /// Text statistics of `file` with the machine size from its header.
+    pub fn new(file: PathBuf) -> Self {
+        Self {
+            file,
+            procs: None,
+            json: false,
+            lenient: false,
+        }
+    }
+}
+
+/// Why `stats` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StatsError {
+    /// The file could not be read, or (strict) holds a bad line.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The report could not be written.
+    #[error("cannot write the report")]
+    Output(#[source] io::Error),
+}
+
+impl CommandError for StatsError {}
+
+/// Nearest-rank percentiles of a set of values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Percentiles {
+    /// How many values.
+    pub count: u64,
+    /// Smallest value.
+    pub min: u64,
+    /// 25th percentile.
+    pub p25: u64,
+    /// Median.
+    pub p50: u64,
+    /// 75th percentile.
+    pub p75: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Largest value.
+    pub max: u64,
+}
+
+impl Percentiles {
+    /// Percentiles of `values` (sorted here); `None` when empty.
+    pub fn of(values: &mut [u64]) -> Option<Self> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_unstable();
+        let n = values.len();
+        let at = |p: usize| {
+            // Rank ceil(p * n / 100), at least 1.
+            let rank = (p * n).div_ceil(100).max(1);
+            values[rank - 1]
+        };
+        Some(Self {
+            count: n as u64,
+            min: values[0],
+            p25: at(25),
+            p50: at(50),
+            p75: at(75),
+            p90: at(90),
+            p99: at(99),
+            max: values[n - 1],
+        })
+    }
+}
+
+/// Jobs left out of the load and percentiles, by reason (a job can have
+/// several reasons, so these may add up to more than `total`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Excluded {
+    /// Jobs left out.
+    pub total: u64,
+    /// Size unknown (fields 8 and 5 both -1).
+    pub unknown_size: u64,
+    /// Size 0.
+    pub zero_size: u64,
+    /// Run time unknown.
+    pub unknown_run_time: u64,
+}
+
+/// How many records have `-1` in one field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldUnknowns {
+    /// The 1-based field number.
+    pub field: usize,
+    /// The field's name.
+    pub name: &'static str,
+    /// Records with the field unknown (for fields 19-21: among CWF lines).
+    pub unknown: u64,
+}
+
+/// The statistics `stats` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Stats {
+    /// The file as given.
+    pub file: String,
+    /// Data lines read.
+    pub records: u64,
+    /// Job submissions (SWF lines and CWF `S` lines).
+    pub jobs: u64,
+    /// CWF elastic control commands (ET/RT/EP/RP), not counted as jobs.
+    pub commands: u64,
+    /// Earliest job submit time.
+    pub first_submit: Option<u64>,
+    /// Latest job submit time.
+    pub last_submit: Option<u64>,
+    /// `last_submit - first_submit`, seconds.
+    pub span: Option<u64>,
+    /// The header's MaxProcs.
+    pub max_procs: Option<u64>,
+    /// The header's MaxNodes.
+    pub max_nodes: Option<u64>,
+    /// Processors used for the load.
+    pub procs: Option<u64>,
+    /// Where `procs` came from: `--procs`, `MaxProcs` or `MaxNodes`.
+    pub procs_from: Option<&'static str>,
+    /// sum(size * runtime) / (procs * span).
+    pub offered_load: Option<f64>,
+    /// Why the load is missing, when it is.
+    pub offered_load_unavailable: Option<String>,
+    /// Jobs in the load and percentiles.
+    pub jobs_in_load: u64,
+    /// Jobs left out of the load and percentiles.
+    pub excluded: Excluded,
+    /// Job size (processors) percentiles over the jobs in the load.
+    pub size: Option<Percentiles>,
+    /// Run time (seconds) percentiles over the jobs in the load.
+    pub run_time: Option<Percentiles>,
+    /// Unknown values per field, over all records.
+    pub unknown_values: Vec<FieldUnknowns>,
+    /// Lines skipped in lenient mode.
+    pub skipped_lines: u64,
+    /// The conventions, in words.
+    pub conventions: &'static str,
+}
+
+const CONVENTIONS: &str = "size = requested processors (field 8) if known, else allocated \
+processors (field 5); runtime = field 4; jobs with unknown or zero size or unknown runtime are \
+left out of the load and percentiles; span = last submit - first submit; offered load = \
+sum(size*runtime) / (procs*span); percentiles are nearest-rank; CWF commands are not jobs";
+
+/// The job size by the convention: requested processors if known, else
+/// allocated processors.
+pub(crate) fn job_size(record: &Record) -> Option<u64> {
+    record.requested_processors.or(record.allocated_processors)
+}
+
+/// Reads `args.file` (streaming), computes the statistics, writes them (text
+/// or JSON) to `out` and returns them.
+pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError> {
+    let options = if args.lenient {
+        ReadOptions::lenient()
+    } else {
+        ReadOptions::strict()
+    };
+    let mut reader = open_path(&args.file, &options)?;
+    let mut unknown = [0u64; 21];
+    let mut jobs = 0u64;
+    let mut commands = 0u64;
+    let mut first_submit: Option<u64> = None;
+    let mut last_submit: Option<u64> = None;
+    let mut excluded = Excluded::default();
+    let mut area: u128 = 0;
+    let mut sizes = Vec::new();
+    let mut run_times = Vec::new();
+    for record in reader.by_ref() {
+        let record = record?;
+        count_unknowns(&record, &mut unknown);
+        if record.is_command() {
+            commands += 1;
+            continue;
+        }
+        jobs += 1;
+        if let Some(t) = record.submit_time {
+            first_submit = Some(first_submit.map_or(t, |f| f.min(t)));
+            last_submit = Some(last_submit.map_or(t, |l| l.max(t)));
+        }
+        let size = job_size(&record);
+        let usable = match (size, record.run_time) {
+            (Some(size), Some(run)) if size > 0 => Some((size, run)),
+            _ => None,
+        };
+        match usable {
+            Some((size, run)) => {
+                area += u128::from(size) * u128::from(run);
+                sizes.push(size);
+                run_times.push(run);
+            }
+            None => {
+                excluded.total += 1;
+                excluded.unknown_size += u64::from(size.is_none());
+                excluded.zero_size += u64::from(size == Some(0));
+                excluded.unknown_run_time += u64::from(record.run_time.is_none());
+            }
+        }
+    }
+    let (header, summary) = reader.into_parts();
+    let span = first_submit.zip(last_submit).map(|(f, l)| l - f);
+    let (procs, procs_from) = match (args.procs, header.max_procs(), header.max_nodes()) {
+        (Some(p), _, _) => (Some(p), Some("--procs")),
+        (None, Some(p), _) if p > 0 => (Some(p), Some("MaxProcs")),
+        (None, _, Some(n)) if n > 0 => (Some(n), Some("MaxNodes")),
+        _ => (None, None),
+    };
+    let (offered_load, offered_load_unavailable) = match (procs, span) {
+        (None, _) => (
+            None,
+            Some(
+                "machine size unknown: no --procs, and no MaxProcs or MaxNodes in the header"
+                    .to_string(),
+            ),
+        ),
+        (_, None) => (None, Some("no job with a known submit time".to_string())),
+        (_, Some(0)) => (
+            None,
+            Some("time span is 0: all jobs are submitted at the same time".to_string()),
+        ),
+        (Some(p), Some(s)) => {
+            // Precision: area and p*s are exact integers; one rounding each.
+            #[allow(clippy::cast_precision_loss)]
+            let load = area as f64 / (u128::from(p) * u128::from(s)) as f64;
+            (Some(load), None)
+        }
+    };
+    let stats = Stats {
+        file: args.file.display().to_string(),
+        records: summary.records,
+        jobs,
+        commands,
+        first_submit,
+        last_submit,
+        span,
+        max_procs: header.max_procs(),
+        max_nodes: header.max_nodes(),
+        procs,
+        procs_from,
+        offered_load,
+        offered_load_unavailable,
+        jobs_in_load: sizes.len() as u64,
+        excluded,
+        size: Percentiles::of(&mut sizes),
+        run_time: Percentiles::of(&mut run_times),
+        unknown_values: (1..=21)
+            .filter(|&f| f < 19 || summary.cwf_records > 0)
+            .map(|field| FieldUnknowns {
+                field,
+                name: FIELD_NAMES[field - 1],
+                unknown: unknown[field - 1],
+            })
+            .collect(),
+        skipped_lines: summary.skipped_lines,
+        conventions: CONVENTIONS,
+    };
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut *out, &stats)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        write_text(&stats, out)
+    };
+    written.map_err(StatsError::Output)?;
+    Ok(stats)
+}
+
+fn count_unknowns(r: &Record, unknown: &mut [u64; 21]) {
+    let fields = [
+        r.submit_time,
+        r.wait_time,
+        r.run_time,
+        r.allocated_processors,
+        r.average_cpu_time.map(|_| 0),
+        r.used_memory,
+        r.requested_processors,
+        r.requested_time,
+        r.requested_memory,
+        r.status.map(|_| 0),
+        r.user_id,
+        r.group_id,
+        r.executable_number,
+        r.queue_number,
+        r.partition_number,
+        r.preceding_job_number,
+        r.think_time,
+    ];
+    // Field 1 (job number) is never unknown; fields 2..=18 follow.
+    for (slot, value) in unknown[1..18].iter_mut().zip(fields) {
+        *slot += u64::from(value.is_none());
+    }
+    if let Some(c) = r.cwf {
+        unknown[18] += u64::from(c.requested_start_time.is_none());
+        unknown[20] += u64::from(c.amount.is_none());
+    }
+}
+
+fn write_text(s: &Stats, out: &mut dyn Write) -> io::Result<()> {
+    let opt = |v: Option<u64>| v.map_or("unknown".to_string(), |v| v.to_string());
+    writeln!(out, "file:          {}", s.file)?;
+    writeln!(
+        out,
+        "jobs:          {} ({} records; {} CWF commands counted apart)",
+        s.jobs, s.records, s.commands
+    )?;
+    match s.span {
+        #[allow(clippy::cast_precision_loss)]
+        Some(span) => writeln!(
+            out,
+            "time span:     {span} s ({:.1} days), submit times {} .. {}",
+            span as f64 / 86_400.0,
+            opt(s.first_submit),
+            opt(s.last_submit)
+        )?,
+        None => writeln!(
+            out,
+            "time span:     unknown (no job has a known submit time)"
+        )?,
+    }
+    writeln!(
+        out,
+        "machine:       MaxProcs {}, MaxNodes {}",
+        opt(s.max_procs),
+        opt(s.max_nodes)
+    )?;
+    match (s.offered_load, &s.offered_load_unavailable) {
+        (Some(load), _) => writeln!(
+            out,
+            "offered load:  {load:.4} (procs {} from {})",
+            opt(s.procs),
+            s.procs_from.unwrap_or("?")
+        )?,
+        (None, reason) => writeln!(
+            out,
+            "offered load:  unavailable: {}",
+            reason.as_deref().unwrap_or("unknown reason")
+        )?,
+    }
+    writeln!(
+        out,
+        "jobs in load:  {} ({} left out: {} unknown size, {} zero size, {} unknown run time)",
+        s.jobs_in_load,
+        s.excluded.total,
+        s.excluded.unknown_size,
+        s.excluded.zero_size,
+        s.excluded.unknown_run_time
+    )?;
+    for (what, p) in [("size (procs)", &s.size), ("run time (s)", &s.run_time)] {
+        match p {
+            Some(p) => writeln!(
+                out,
+                "{what:<14} min {}  p25 {}  p50 {}  p75 {}  p90 {}  p99 {}  max {}",
+                p.min, p.p25, p.p50, p.p75, p.p90, p.p99, p.max
+            )?,
+            None => writeln!(out, "{what:<14} no jobs")?,
+        }
+    }
+    let unknown: Vec<String> = s
+        .unknown_values
+        .iter()
+        .filter(|u| u.unknown > 0)
+        .map(|u| format!("  field {:>2} ({}): {}", u.field, u.name, u.unknown))
+        .collect();
+    if unknown.is_empty() {
+        writeln!(out, "unknown (-1):  none")?;
+    } else {
+        writeln!(out, "unknown (-1) values per field:")?;
+        for line in unknown {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if s.skipped_lines > 0 {
+        writeln!(out, "skipped lines: {} (lenient mode)", s.skipped_lines)?;
+    }
+    writeln!(out, "conventions:   {}", s.conventions)
+}

@@ -1,0 +1,197 @@
+//! `schedsim validate FILE...`: check workload files strictly, or report
+//! their problems by reason (`--lenient`).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use workload_format::{ReadError, ReadOptions, ReadSummary, field_name, open_path};
+
+use crate::{CommandError, error_line};
+
+/// Arguments of `schedsim validate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateArgs {
+    /// Workload files (.swf or .cwf, plain or gzip-compressed).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Skip bad lines and count them by reason instead of stopping at the
+    /// first; exits 0 unless a file cannot be read at all.
+    #[arg(long)]
+    pub lenient: bool,
+    /// How many example problems (with line numbers) to print per file in
+    /// lenient mode.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub examples: usize,
+}
+
+impl ValidateArgs {
+    /// Strict validation of `files`.
+    pub fn new(files: Vec<PathBuf>) -> Self {
+        Self {
+            files,
+            lenient: false,
+            examples: 5,
+        }
+    }
+}
+
+/// How one file fared.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FileOutcome {
+    /// The file was read to its end (in lenient mode, possibly with skipped
+    /// lines counted in the summary).
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The counts.
+        summary: ReadSummary,
+    },
+    /// Strict mode met a bad line, or the file could not be read.
+    Failed {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: ReadError,
+    },
+}
+
+/// Why `validate` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValidateError {
+    /// Some files are invalid (strict) or unreadable.
+    #[error("{failed} of {total} files failed validation")]
+    Failed {
+        /// Files that failed.
+        failed: usize,
+        /// Files checked.
+        total: usize,
+    },
+    /// The report could not be written.
+    #[error("cannot write the report")]
+    Output(#[source] io::Error),
+}
+
+impl CommandError for ValidateError {}
+
+/// Checks every file, writes one line per file (plus, in lenient mode, the
+/// counts by reason and the first examples) to `out`, and returns the
+/// outcomes; fails when a file is invalid (strict) or unreadable.
+pub fn validate(
+    args: &ValidateArgs,
+    out: &mut dyn Write,
+) -> Result<Vec<FileOutcome>, ValidateError> {
+    let options = if args.lenient {
+        ReadOptions::lenient()
+    } else {
+        ReadOptions::strict()
+    }
+    .with_max_examples(args.examples);
+    let mut outcomes = Vec::with_capacity(args.files.len());
+    for path in &args.files {
+        let outcome = check(path, &options);
+        report(&outcome, args.lenient, out).map_err(ValidateError::Output)?;
+        outcomes.push(outcome);
+    }
+    let failed = outcomes
+        .iter()
+        .filter(|o| matches!(o, FileOutcome::Failed { .. }))
+        .count();
+    if failed > 0 {
+        return Err(ValidateError::Failed {
+            failed,
+            total: outcomes.len(),
+        });
+    }
+    Ok(outcomes)
+}
+
+/// Streams the file (constant memory) to its end.
+fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
+    let failed = |error| FileOutcome::Failed {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut reader = match open_path(path, options) {
+        Ok(reader) => reader,
+        Err(error) => return failed(error),
+    };
+    for record in reader.by_ref() {
+        if let Err(error) = record {
+            return failed(error);
+        }
+    }
+    let (_, summary) = reader.into_parts();
+    FileOutcome::Read {
+        path: path.to_path_buf(),
+        summary,
+    }
+}
+
+fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {
+    match outcome {
+        FileOutcome::Failed { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
+        FileOutcome::Read { path, summary } if !lenient => writeln!(
+            out,
+            "ok    {}: {}{}",
+            path.display(),
+            plural(summary.records, "record"),
+            rounded_note(summary)
+        ),
+        FileOutcome::Read { path, summary } => {
+            let status = if summary.is_clean() { "ok   " } else { "WARN " };
+            writeln!(
+                out,
+                "{status} {}: {}, {} skipped, {}, {}{}",
+                path.display(),
+                plural(summary.records, "record"),
+                plural(summary.skipped_lines, "line"),
+                plural(summary.warnings(), "warning"),
+                plural(summary.blank_lines, "blank line"),
+                rounded_note(summary)
+            )?;
+            for (reason, count) in &summary.issues {
+                let what = if reason.skips_line() {
+                    format!("{} skipped", plural(*count, "line"))
+                } else {
+                    plural(*count, "warning")
+                };
+                writeln!(out, "      {what}: {}", reason.description())?;
+            }
+            for issue in &summary.examples {
+                writeln!(out, "      line {}: {}", issue.line, issue.error)?;
+            }
+            let hidden = summary.issues.values().sum::<u64>() - summary.examples.len() as u64;
+            if hidden > 0 {
+                writeln!(out, "      ... and {hidden} more")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// "1 record", "2 records".
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// ", 3 float values rounded (field 4 (run time): 3)" or nothing.
+fn rounded_note(summary: &ReadSummary) -> String {
+    if summary.rounded_total() == 0 {
+        return String::new();
+    }
+    let fields: Vec<String> = (1..=21)
+        .filter(|&f| summary.rounded_in(f) > 0)
+        .map(|f| format!("field {f} ({}): {}", field_name(f), summary.rounded_in(f)))
+        .collect();
+    format!(
+        ", {} float values rounded to integers ({})",
+        summary.rounded_total(),
+        fields.join(", ")
+    )
+}

@@ -1,0 +1,601 @@
+//! The header: every comment line before the first record, verbatim and in
+//! order, with typed access to the known `; Key: value` entries.
+
+use std::fmt::Display;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HeaderError, LineError};
+
+/// What a known key's value must look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueKind {
+    Text,
+    Unsigned,
+    Signed,
+    Boolean,
+}
+
+impl ValueKind {
+    fn expected(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Unsigned => "a non-negative integer",
+            Self::Signed => "an integer",
+            Self::Boolean => "Yes, No, True or False",
+        }
+    }
+
+    fn accepts(self, value: &str) -> bool {
+        match self {
+            Self::Text => true,
+            Self::Unsigned => parse_unsigned(value).is_some(),
+            Self::Signed => parse_signed(value).is_some(),
+            Self::Boolean => parse_boolean(value).is_some(),
+        }
+    }
+}
+
+/// The header keys of the SWF specification and the type of their values.
+const KNOWN_KEYS: [(&str, ValueKind); 26] = [
+    ("Version", ValueKind::Text),
+    ("Computer", ValueKind::Text),
+    ("Installation", ValueKind::Text),
+    ("Acknowledge", ValueKind::Text),
+    ("Information", ValueKind::Text),
+    ("Conversion", ValueKind::Text),
+    ("MaxJobs", ValueKind::Unsigned),
+    ("MaxRecords", ValueKind::Unsigned),
+    ("Preemption", ValueKind::Text),
+    ("UnixStartTime", ValueKind::Signed),
+    ("TimeZone", ValueKind::Signed),
+    ("TimeZoneString", ValueKind::Text),
+    ("StartTime", ValueKind::Text),
+    ("EndTime", ValueKind::Text),
+    ("MaxNodes", ValueKind::Unsigned),
+    ("MaxProcs", ValueKind::Unsigned),
+    ("MaxRuntime", ValueKind::Unsigned),
+    ("MaxMemory", ValueKind::Unsigned),
+    ("AllowOveruse", ValueKind::Boolean),
+    ("MaxQueues", ValueKind::Unsigned),
+    ("Queues", ValueKind::Text),
+    ("Queue", ValueKind::Text),
+    ("MaxPartitions", ValueKind::Unsigned),
+    ("Partitions", ValueKind::Text),
+    ("Partition", ValueKind::Text),
+    ("Note", ValueKind::Text),
+];
+
+/// The header keys defined by the SWF specification, in its order.
+pub fn known_keys() -> impl Iterator<Item = &'static str> {
+    KNOWN_KEYS.iter().map(|(key, _)| *key)
+}
+
+fn kind_of(key: &str) -> Option<ValueKind> {
+    KNOWN_KEYS
+        .iter()
+        .find(|(known, _)| known.eq_ignore_ascii_case(key))
+        .map(|(_, kind)| *kind)
+}
+
+fn parse_unsigned(value: &str) -> Option<u64> {
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value.parse().ok()
+}
+
+fn parse_signed(value: &str) -> Option<i64> {
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    parse_unsigned(digits)?;
+    value.parse().ok()
+}
+
+fn parse_boolean(value: &str) -> Option<bool> {
+    if value.eq_ignore_ascii_case("yes") || value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("no") || value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Whether `line` is a comment line: its first character other than ASCII
+/// whitespace is `;`, it holds no `\n` and does not end with `\r` (a reader
+/// would take that for part of a CRLF line ending).
+pub(crate) fn is_comment_line(line: &str) -> bool {
+    trim_ascii_start(line).starts_with(';') && !line.contains('\n') && !line.ends_with('\r')
+}
+
+fn trim_ascii_start(text: &str) -> &str {
+    text.trim_start_matches(|c: char| c.is_ascii_whitespace())
+}
+
+fn is_key(key: &str) -> bool {
+    !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Splits `; Key: value` into the key and the trimmed value. Lines whose text
+/// before the first `:` is not a single word (letters, digits, `_`) are
+/// free text.
+fn split_entry(line: &str) -> Option<(&str, &str)> {
+    let text = trim_ascii_start(trim_ascii_start(line).strip_prefix(';')?);
+    let (key, value) = text.split_once(':')?;
+    is_key(key).then(|| (key, value.trim_matches(|c: char| c.is_ascii_whitespace())))
+}
+
+/// The header of a workload file: every comment line before the first record,
+/// kept verbatim and in order, so that writing it back gives the same lines.
+///
+/// Lines of the form `; Key: value` are entries. Keys are matched without
+/// regard to ASCII case; the value is the text after the first `:`, trimmed.
+/// When a key occurs more than once, the single-value accessors return the
+/// first occurrence. Typed accessors return `None` when the key is absent or
+/// its value is malformed (which a strict read rejects and a lenient read
+/// counts as a [`Reason::HeaderValue`](crate::Reason::HeaderValue) warning).
+///
+/// Building a header for a generated workload:
+///
+/// ```
+/// use workload_format::Header;
+/// let mut header = Header::new();
+/// header.set("Version", "2.2")?;
+/// header.set("MaxProcs", 256)?;
+/// header.add("Note", "generated by lublin-model, seed 1")?;
+/// header.push_text("free text is kept too")?;
+/// assert_eq!(header.max_procs(), Some(256));
+/// assert_eq!(
+///     header.lines().collect::<Vec<_>>(),
+///     ["; Version: 2.2", "; MaxProcs: 256", "; Note: generated by lublin-model, seed 1", "; free text is kept too"]
+/// );
+/// assert!(header.set("MaxNodes", "many").is_err());
+/// # Ok::<(), workload_format::HeaderError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct Header {
+    lines: Vec<String>,
+}
+
+impl TryFrom<Vec<String>> for Header {
+    type Error = HeaderError;
+
+    /// Checks that every line is a comment line.
+    fn try_from(lines: Vec<String>) -> Result<Self, HeaderError> {
+        if let Some(bad) = lines.iter().find(|l| !is_comment_line(l)) {
+            return Err(HeaderError::NotAComment { line: bad.clone() });
+        }
+        Ok(Self { lines })
+    }
+}
+
+impl From<Header> for Vec<String> {
+    fn from(header: Header) -> Self {
+        header.lines
+    }
+}
+
+impl Header {
+    /// An empty header.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The lines, verbatim, without line endings.
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.lines.iter().map(String::as_str)
+    }
+
+    /// The number of lines.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Whether the header has no lines.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Every `; Key: value` entry in order, as (key as written, trimmed value).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.lines.iter().filter_map(|l| split_entry(l))
+    }
+
+    /// The value of the first entry with this key (ASCII case ignored).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The values of every entry with this key, in order (for `Note`,
+    /// `Queue`, `Partition` and other repeated keys).
+    pub fn get_all<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.entries()
+            .filter(move |(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    }
+
+    /// Appends a line verbatim; it must start with `;` (after optional
+    /// whitespace) and hold no line break.
+    pub fn push_line(&mut self, line: impl Into<String>) -> Result<(), HeaderError> {
+        let line = line.into();
+        if !is_comment_line(&line) {
+            return Err(HeaderError::NotAComment { line });
+        }
+        self.lines.push(line);
+        Ok(())
+    }
+
+    /// Appends a free-text line `; text` (or `;` for empty text).
+    pub fn push_text(&mut self, text: &str) -> Result<(), HeaderError> {
+        if text.is_empty() {
+            self.push_line(";")
+        } else {
+            self.push_line(format!("; {text}"))
+        }
+    }
+
+    /// Sets `key` to `value`: replaces the first entry with this key (in
+    /// place) and removes any later ones, or appends `; Key: value` when the
+    /// key is absent. Values of known numeric and boolean keys are checked.
+    pub fn set(&mut self, key: &str, value: impl Display) -> Result<(), HeaderError> {
+        let line = entry_line(key, &value.to_string())?;
+        let mut first = None;
+        let mut index = 0;
+        self.lines.retain(|existing| {
+            let same_key = split_entry(existing).is_some_and(|(k, _)| k.eq_ignore_ascii_case(key));
+            let keep = !same_key || first.is_none();
+            if same_key && first.is_none() {
+                first = Some(index);
+            }
+            index += 1;
+            keep
+        });
+        match first {
+            Some(i) => self.lines[i] = line,
+            None => self.lines.push(line),
+        }
+        Ok(())
+    }
+
+    /// Appends `; Key: value` even if the key is present (for `Note`,
+    /// `Queue`, `Partition`). Values of known numeric and boolean keys are
+    /// checked.
+    pub fn add(&mut self, key: &str, value: impl Display) -> Result<(), HeaderError> {
+        let line = entry_line(key, &value.to_string())?;
+        self.lines.push(line);
+        Ok(())
+    }
+
+    /// The first malformed value of a known key on `line`, as a line error.
+    pub(crate) fn check_line(line: &str) -> Result<(), LineError> {
+        let Some((key, value)) = split_entry(line) else {
+            return Ok(());
+        };
+        match kind_of(key) {
+            Some(kind) if !kind.accepts(value) => Err(LineError::HeaderValue {
+                key: key.to_string(),
+                value: value.to_string(),
+                expected: kind.expected(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn push_unchecked(&mut self, line: String) {
+        self.lines.push(line);
+    }
+
+    fn unsigned(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(parse_unsigned)
+    }
+
+    fn signed(&self, key: &str) -> Option<i64> {
+        self.get(key).and_then(parse_signed)
+    }
+
+    /// `Version`: the SWF version the file follows, e.g. `2.2`.
+    pub fn version(&self) -> Option<&str> {
+        self.get("Version")
+    }
+    /// `Computer`: the machine, e.g. `IBM SP2`.
+    pub fn computer(&self) -> Option<&str> {
+        self.get("Computer")
+    }
+    /// `Installation`: where the machine was.
+    pub fn installation(&self) -> Option<&str> {
+        self.get("Installation")
+    }
+    /// `Acknowledge`: who provided the log.
+    pub fn acknowledge(&self) -> Option<&str> {
+        self.get("Acknowledge")
+    }
+    /// `Information`: where to learn more (first line only).
+    pub fn information(&self) -> Option<&str> {
+        self.get("Information")
+    }
+    /// `Conversion`: who converted the log and when.
+    pub fn conversion(&self) -> Option<&str> {
+        self.get("Conversion")
+    }
+    /// `MaxJobs`: jobs in the log. In cleaned (`-cln`) logs this describes
+    /// the original log, not the file.
+    pub fn max_jobs(&self) -> Option<u64> {
+        self.unsigned("MaxJobs")
+    }
+    /// `MaxRecords`: lines in the log (more than jobs with preemption). In
+    /// cleaned logs this describes the original log.
+    pub fn max_records(&self) -> Option<u64> {
+        self.unsigned("MaxRecords")
+    }
+    /// `Preemption`: `No`, `Yes`, `Double` or `TS` by the specification;
+    /// kept as text.
+    pub fn preemption(&self) -> Option<&str> {
+        self.get("Preemption")
+    }
+    /// `UnixStartTime`: the log's time 0 in seconds since the Unix epoch.
+    pub fn unix_start_time(&self) -> Option<i64> {
+        self.signed("UnixStartTime")
+    }
+    /// `TimeZone` (deprecated by the specification): offset in seconds.
+    pub fn time_zone(&self) -> Option<i64> {
+        self.signed("TimeZone")
+    }
+    /// `TimeZoneString`: the tz database name, e.g. `Europe/Stockholm`.
+    pub fn time_zone_string(&self) -> Option<&str> {
+        self.get("TimeZoneString")
+    }
+    /// `StartTime`: the log's start as human-readable text.
+    pub fn start_time(&self) -> Option<&str> {
+        self.get("StartTime")
+    }
+    /// `EndTime`: the log's end as human-readable text.
+    pub fn end_time(&self) -> Option<&str> {
+        self.get("EndTime")
+    }
+    /// `MaxNodes`: nodes in the machine.
+    pub fn max_nodes(&self) -> Option<u64> {
+        self.unsigned("MaxNodes")
+    }
+    /// `MaxProcs`: processors in the machine.
+    pub fn max_procs(&self) -> Option<u64> {
+        self.unsigned("MaxProcs")
+    }
+    /// `MaxRuntime`: the longest run time allowed, seconds.
+    pub fn max_runtime(&self) -> Option<u64> {
+        self.unsigned("MaxRuntime")
+    }
+    /// `MaxMemory`: the most memory a job may use, KB per processor.
+    pub fn max_memory(&self) -> Option<u64> {
+        self.unsigned("MaxMemory")
+    }
+    /// `AllowOveruse`: whether jobs may use more than they requested
+    /// (`Yes`/`True` or `No`/`False`, any case).
+    pub fn allow_overuse(&self) -> Option<bool> {
+        self.get("AllowOveruse").and_then(parse_boolean)
+    }
+    /// `MaxQueues`: number of queues.
+    pub fn max_queues(&self) -> Option<u64> {
+        self.unsigned("MaxQueues")
+    }
+    /// `Queues`: free-text description of the queues.
+    pub fn queues(&self) -> Option<&str> {
+        self.get("Queues")
+    }
+    /// Every `Queue` entry (one per queue, e.g. `0  interactive`).
+    pub fn queue_entries(&self) -> impl Iterator<Item = &str> {
+        self.get_all("Queue")
+    }
+    /// `MaxPartitions`: number of partitions.
+    pub fn max_partitions(&self) -> Option<u64> {
+        self.unsigned("MaxPartitions")
+    }
+    /// `Partitions`: free-text description of the partitions.
+    pub fn partitions(&self) -> Option<&str> {
+        self.get("Partitions")
+    }
+    /// Every `Partition` entry (one per partition).
+    pub fn partition_entries(&self) -> impl Iterator<Item = &str> {
+        self.get_all("Partition")
+    }
+    /// Every `Note` entry, first line only; continuation lines are free text
+    /// and kept in [`lines`](Self::lines).
+    pub fn notes(&self) -> impl Iterator<Item = &str> {
+        self.get_all("Note")
+    }
+}
+
+fn entry_line(key: &str, value: &str) -> Result<String, HeaderError> {
+    if !is_key(key) {
+        return Err(HeaderError::InvalidKey {
+            key: key.to_string(),
+        });
+    }
+    if value.contains(['\n', '\r']) {
+        return Err(HeaderError::NotAComment {
+            line: format!("; {key}: {value}"),
+        });
+    }
+    if let Some(kind) = kind_of(key)
+        && !kind.accepts(value.trim())
+    {
+        return Err(HeaderError::InvalidValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            expected: kind.expected(),
+        });
+    }
+    Ok(if value.is_empty() {
+        format!("; {key}:")
+    } else {
+        format!("; {key}: {value}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(lines: &[&str]) -> Header {
+        let mut h = Header::new();
+        for l in lines {
+            h.push_line(*l).unwrap();
+        }
+        h
+    }
+
+    #[test]
+    fn typed_accessors_read_a_real_header() {
+        // The start of the HPC2N sample's header.
+        let h = header(&[
+            "; Version: 2.2",
+            "; Computer: Linux cluster (Seth)",
+            "; MaxJobs: 527371",
+            "; Preemption: No",
+            "; UnixStartTime: 1027839845",
+            "; TimeZone: 3600",
+            "; TimeZoneString: Europe/Stockholm",
+            "; StartTime: Sun Jul 28 09:04:05 CEST 2002",
+            "; EndTime:   Mon Jan 16 20:31:24 CET 2006",
+            "; MaxNodes: 240",
+            "; MaxProcs: 240",
+            "; Note: uses MAUI scheduler",
+            "; MaxQueues: 1",
+            "; Queue:  1 [fque:1] ",
+            "; MaxPartitions: 2",
+            "; Partition:  1 DEFAULT ",
+            "; Partition:  2 ALL     ",
+            ";",
+        ]);
+        assert_eq!(h.version(), Some("2.2"));
+        assert_eq!(h.computer(), Some("Linux cluster (Seth)"));
+        assert_eq!(h.max_jobs(), Some(527_371));
+        assert_eq!(h.preemption(), Some("No"));
+        assert_eq!(h.unix_start_time(), Some(1_027_839_845));
+        assert_eq!(h.time_zone(), Some(3600));
+        assert_eq!(h.time_zone_string(), Some("Europe/Stockholm"));
+        assert_eq!(h.end_time(), Some("Mon Jan 16 20:31:24 CET 2006"));
+        assert_eq!(h.max_nodes(), Some(240));
+        assert_eq!(h.max_procs(), Some(240));
+        assert_eq!(h.notes().collect::<Vec<_>>(), ["uses MAUI scheduler"]);
+        assert_eq!(h.max_queues(), Some(1));
+        // The value is everything after the first colon, trimmed.
+        assert_eq!(h.queue_entries().collect::<Vec<_>>(), ["1 [fque:1]"]);
+        assert_eq!(
+            h.partition_entries().collect::<Vec<_>>(),
+            ["1 DEFAULT", "2 ALL"]
+        );
+        assert_eq!(h.max_runtime(), None);
+        assert_eq!(h.allow_overuse(), None);
+        assert_eq!(h.len(), 18);
+    }
+
+    #[test]
+    fn negative_time_zone_and_case_insensitive_keys() {
+        let h = header(&[
+            "; TimeZone: -25200",
+            "; maxprocs: 64",
+            "; ALLOWOVERUSE: true",
+        ]);
+        assert_eq!(h.time_zone(), Some(-25_200));
+        assert_eq!(h.max_procs(), Some(64));
+        assert_eq!(h.allow_overuse(), Some(true));
+    }
+
+    #[test]
+    fn free_text_and_unknown_keys_are_kept() {
+        let lines = [
+            "; Copyright: JOBLOG Repository Data Usage Agreement:",
+            ";   This Job Trace Repository is brought to you by the HPC Systems",
+            ";         job<=14 (14 jobs removed)",
+            ";",
+        ];
+        let h = header(&lines);
+        assert_eq!(h.lines().collect::<Vec<_>>(), lines);
+        assert_eq!(
+            h.get("Copyright"),
+            Some("JOBLOG Repository Data Usage Agreement:")
+        );
+        // Continuation lines hold no "word:" so they are not entries.
+        assert_eq!(h.entries().count(), 1);
+    }
+
+    #[test]
+    fn malformed_known_values_are_line_errors() {
+        assert_eq!(
+            Header::check_line("; MaxProcs: abc")
+                .unwrap_err()
+                .to_string(),
+            "header MaxProcs: \"abc\" is not a non-negative integer"
+        );
+        assert!(Header::check_line("; MaxProcs: -5").is_err());
+        assert!(Header::check_line("; MaxNodes:").is_err());
+        assert!(Header::check_line("; TimeZone: 1.5").is_err());
+        assert_eq!(
+            Header::check_line("; AllowOveruse: maybe")
+                .unwrap_err()
+                .to_string(),
+            "header AllowOveruse: \"maybe\" is not Yes, No, True or False"
+        );
+        assert!(Header::check_line("; MaxProcs: 128").is_ok());
+        assert!(Header::check_line("; Whatever: abc").is_ok());
+        assert!(Header::check_line(";   free text: with a colon").is_ok());
+        // A malformed value reads back as unknown through the accessor.
+        let h = header(&["; MaxProcs: abc"]);
+        assert_eq!(h.max_procs(), None);
+    }
+
+    #[test]
+    fn set_replaces_in_place_and_add_appends() {
+        let mut h = header(&[
+            "; Version: 2",
+            "; MaxProcs: 8",
+            "; Note: a",
+            "; MaxProcs: 9",
+        ]);
+        h.set("MaxProcs", 256).unwrap();
+        h.add("Note", "b").unwrap();
+        h.set("MaxNodes", 32u64).unwrap();
+        assert_eq!(
+            h.lines().collect::<Vec<_>>(),
+            [
+                "; Version: 2",
+                "; MaxProcs: 256",
+                "; Note: a",
+                "; Note: b",
+                "; MaxNodes: 32"
+            ]
+        );
+        assert_eq!(h.notes().collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn construction_errors() {
+        let mut h = Header::new();
+        assert_eq!(
+            h.set("Max Procs", 1).unwrap_err().to_string(),
+            "\"Max Procs\" is not a header key (use ASCII letters, digits and '_')"
+        );
+        assert_eq!(
+            h.set("MaxProcs", "abc").unwrap_err().to_string(),
+            "header MaxProcs: \"abc\" is not a non-negative integer"
+        );
+        assert!(h.add("Note", "two\nlines").is_err());
+        assert!(h.push_line("no semicolon").is_err());
+        assert!(h.push_line("; two\nlines").is_err());
+        assert!(h.is_empty());
+        h.push_text("").unwrap();
+        assert_eq!(h.lines().collect::<Vec<_>>(), [";"]);
+    }
+
+    #[test]
+    fn serde_is_a_list_of_lines_and_checks_them() {
+        let h = header(&["; Version: 2.2", ";"]);
+        let json = serde_json::to_string(&h).unwrap();
+        assert_eq!(json, r#"["; Version: 2.2",";"]"#);
+        assert_eq!(serde_json::from_str::<Header>(&json).unwrap(), h);
+        assert!(serde_json::from_str::<Header>(r#"["not a comment"]"#).is_err());
+    }
+}
