@@ -1,10 +1,11 @@
 //! `schedsim stats FILE`: what a workload holds, and its offered load.
 //!
 //! Conventions (the simulator uses the same ones):
-//! - size = requested processors (field 8) if known, else allocated
-//!   processors (field 5); runtime = field 4 (run time);
-//! - jobs with unknown or zero size, or unknown runtime, are left out of the
-//!   load and the percentiles, and counted;
+//! - size = requested processors (field 8) if known and positive, else
+//!   allocated processors (field 5) if known and positive; runtime = field 4
+//!   (run time);
+//! - jobs without a size, runtime or submit time are left out of the load,
+//!   the span and the percentiles, and counted (the simulator rejects them);
 //! - span = last submit time - first submit time over the jobs (so
 //!   multiplying every arrival time by f divides the load by f);
 //! - offered load = sum(size * runtime) / (procs * span), with procs =
@@ -118,12 +119,13 @@ impl Percentiles {
 pub struct Excluded {
     /// Jobs left out.
     pub total: u64,
-    /// Size unknown (fields 8 and 5 both -1).
+    /// No size: neither requested (field 8) nor allocated (field 5)
+    /// processors are known and positive.
     pub unknown_size: u64,
-    /// Size 0.
-    pub zero_size: u64,
     /// Run time unknown.
     pub unknown_run_time: u64,
+    /// Submit time unknown.
+    pub unknown_submit_time: u64,
 }
 
 /// How many records have `-1` in one field.
@@ -183,15 +185,16 @@ pub struct Stats {
     pub conventions: &'static str,
 }
 
-const CONVENTIONS: &str = "size = requested processors (field 8) if known, else allocated \
-processors (field 5); runtime = field 4; jobs with unknown or zero size or unknown runtime are \
-left out of the load and percentiles; span = last submit - first submit; offered load = \
+const CONVENTIONS: &str = "size = requested processors (field 8) if known and positive, else \
+allocated processors (field 5) if known and positive; runtime = field 4; jobs without a size, \
+runtime or submit time are left out of the load, span and percentiles; span = last submit - first submit; offered load = \
 sum(size*runtime) / (procs*span); percentiles are nearest-rank; CWF commands are not jobs";
 
-/// The job size by the convention: requested processors if known, else
-/// allocated processors.
+/// The job size by the convention: requested processors if known and
+/// positive, else allocated processors if known and positive.
 pub(crate) fn job_size(record: &Record) -> Option<u64> {
-    record.requested_processors.or(record.allocated_processors)
+    let positive = |value: Option<u64>| value.filter(|&v| v > 0);
+    positive(record.requested_processors).or(positive(record.allocated_processors))
 }
 
 /// Reads `args.file` (streaming), computes the statistics, writes them (text
@@ -220,26 +223,20 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             continue;
         }
         jobs += 1;
-        if let Some(t) = record.submit_time {
-            first_submit = Some(first_submit.map_or(t, |f| f.min(t)));
-            last_submit = Some(last_submit.map_or(t, |l| l.max(t)));
-        }
         let size = job_size(&record);
-        let usable = match (size, record.run_time) {
-            (Some(size), Some(run)) if size > 0 => Some((size, run)),
-            _ => None,
-        };
-        match usable {
-            Some((size, run)) => {
+        match (size, record.run_time, record.submit_time) {
+            (Some(size), Some(run), Some(t)) => {
+                first_submit = Some(first_submit.map_or(t, |f| f.min(t)));
+                last_submit = Some(last_submit.map_or(t, |l| l.max(t)));
                 area += u128::from(size) * u128::from(run);
                 sizes.push(size);
                 run_times.push(run);
             }
-            None => {
+            _ => {
                 excluded.total += 1;
                 excluded.unknown_size += u64::from(size.is_none());
-                excluded.zero_size += u64::from(size == Some(0));
                 excluded.unknown_run_time += u64::from(record.run_time.is_none());
+                excluded.unknown_submit_time += u64::from(record.submit_time.is_none());
             }
         }
     }
@@ -384,12 +381,12 @@ fn write_text(s: &Stats, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "jobs in load:  {} ({} left out: {} unknown size, {} zero size, {} unknown run time)",
+        "jobs in load:  {} ({} left out: {} without size, {} unknown run time, {} unknown submit time)",
         s.jobs_in_load,
         s.excluded.total,
         s.excluded.unknown_size,
-        s.excluded.zero_size,
-        s.excluded.unknown_run_time
+        s.excluded.unknown_run_time,
+        s.excluded.unknown_submit_time
     )?;
     for (what, p) in [("size (procs)", &s.size), ("run time (s)", &s.run_time)] {
         match p {
@@ -419,4 +416,36 @@ fn write_text(s: &Stats, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "skipped lines: {} (lenient mode)", s.skipped_lines)?;
     }
     writeln!(out, "conventions:   {}", s.conventions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_falls_back_to_allocated_and_incomplete_jobs_are_left_out() {
+        let dir = std::env::temp_dir().join(format!("schedsim-stats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("rules.swf");
+        // Job 1: requested 0 -> allocated 4. Job 2: requested 2. Job 3: no
+        // runtime. Job 4: no submit time. Job 5: no processors at all.
+        std::fs::write(
+            &file,
+            "; MaxProcs: 8\n\
+             1 0 -1 10 4 -1 -1 0 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+             2 10 -1 10 5 -1 -1 2 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+             3 20 -1 -1 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+             4 -1 -1 10 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+             5 30 -1 10 0 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+        )
+        .unwrap();
+        let result = stats(&StatsArgs::new(file), &mut Vec::new()).unwrap();
+        // Load = (4*10 + 2*10) / (8 procs * span (10 - 0)) = 60 / 80.
+        assert_eq!(result.offered_load, Some(0.75));
+        assert_eq!(result.jobs_in_load, 2);
+        assert_eq!(result.excluded.total, 3);
+        assert_eq!(result.excluded.unknown_size, 1);
+        assert_eq!(result.excluded.unknown_run_time, 1);
+        assert_eq!(result.excluded.unknown_submit_time, 1);
+    }
 }
