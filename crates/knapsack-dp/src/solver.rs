@@ -38,6 +38,9 @@ pub struct Solver {
     shared: Shared,
     picked: Vec<usize>,
     totals: Totals,
+    /// Tests force the 64-bit keys to check them on small instances.
+    #[cfg(test)]
+    force_wide_keys: bool,
 }
 
 /// Items that reach the DP, in the caller's order, with reduced sizes.
@@ -110,6 +113,43 @@ impl Solver {
     /// A solver with empty buffers.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Bytes of buffer memory the solver holds for reuse (the capacity of its buffers). It
+    /// grows to fit the largest problem solved so far and never shrinks; a call on a problem
+    /// no larger than an earlier one allocates nothing.
+    pub fn retained_bytes(&self) -> usize {
+        fn bytes<T>(buffer: &Vec<T>) -> usize {
+            buffer.capacity() * size_of::<T>()
+        }
+        let candidates = &self.candidates;
+        bytes(&candidates.index)
+            + bytes(&candidates.size)
+            + bytes(&candidates.shadow_size)
+            + bytes(&candidates.merit)
+            + bytes(&self.basic_shadow_sizes)
+            + bytes(&self.narrow.items)
+            + bytes(&self.narrow.layer)
+            + bytes(&self.narrow.tmp)
+            + bytes(&self.wide.items)
+            + bytes(&self.wide.layer)
+            + bytes(&self.wide.tmp)
+            + bytes(&self.shared.merit_layer)
+            + bytes(&self.shared.merit_tmp)
+            + bytes(&self.shared.masks)
+            + bytes(&self.shared.selected)
+            + bytes(&self.shared.bypassed)
+            + bytes(&self.picked)
+    }
+
+    #[cfg(test)]
+    fn force_wide(&self) -> bool {
+        self.force_wide_keys
+    }
+
+    #[cfg(not(test))]
+    fn force_wide(&self) -> bool {
+        false
     }
 
     /// Reservation_DP (Algorithm 3, with the merits of Algorithms 6/7 and the traceback of
@@ -344,7 +384,7 @@ impl Solver {
             capacity: capacity as usize,
             extra: extra as usize,
             merit,
-            wide_keys: max_key > u128::from(u32::MAX),
+            wide_keys: max_key > u128::from(u32::MAX) || self.force_wide(),
         }
     }
 
@@ -716,4 +756,88 @@ fn reserve<T>(buffer: &mut Vec<T>, additional: usize) -> Result<(), Error> {
             bytes: (buffer.len().saturating_add(additional)).saturating_mul(size_of::<T>()) as u64,
             source,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 64-bit key kernels (used when the keys overflow 32 bits, i.e. for huge capacities or
+    /// merit ranges) agree with the 32-bit ones on small instances, for the packed and the f64
+    /// merit layouts.
+    #[test]
+    fn wide_keys_agree_with_narrow_keys() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut narrow = Solver::new();
+        let mut wide = Solver::new();
+        wide.force_wide_keys = true;
+        for _ in 0..300 {
+            let len = next(12) as usize;
+            let sizes: Vec<u32> = (0..len).map(|_| 1 + next(9) as u32).collect();
+            let shadow_sizes: Vec<u32> = sizes
+                .iter()
+                .map(|&size| if next(2) == 0 { 0 } else { size })
+                .collect();
+            // Quarters: not integers, so the f64 layer runs; integers: packed keys.
+            let quarters: Vec<f64> = (0..len).map(|_| (next(17) as f64 - 8.0) / 4.0).collect();
+            let integers: Vec<f64> = quarters.iter().map(|q| (q * 4.0).round()).collect();
+            let (capacity, extra) = (next(25) as u32, next(25) as u32);
+            for merit in [
+                Merit::None,
+                Merit::MaxJobs,
+                Merit::PerItem(&quarters),
+                Merit::PerItem(&integers),
+            ] {
+                for traceback in [Traceback::BypassedFirst, Traceback::SelectedFirst] {
+                    let options = Options::new().with_merit(merit).with_traceback(traceback);
+                    let a = narrow
+                        .reservation_dp(&sizes, &shadow_sizes, capacity, extra, &options)
+                        .unwrap();
+                    let a = (a.selected.to_vec(), a.util, a.sutil, a.merit, a.cells);
+                    let b = wide
+                        .reservation_dp(&sizes, &shadow_sizes, capacity, extra, &options)
+                        .unwrap();
+                    assert_eq!(a, (b.selected.to_vec(), b.util, b.sutil, b.merit, b.cells));
+                }
+            }
+        }
+        assert!(wide.wide.layer.capacity() > 0 && wide.narrow.layer.capacity() == 0);
+    }
+
+    #[test]
+    fn merit_plan_packs_only_exact_integers() {
+        // Integers -2 and 3: low = -2, high = 3, range 3 - (-2) + 1 = 6.
+        assert!(matches!(
+            merit_plan(Merit::PerItem(&[]), &[-2.0, 3.0]),
+            MeritPlan::Packed { range: 6, low: -2 }
+        ));
+        assert!(matches!(
+            merit_plan(Merit::PerItem(&[]), &[0.5]),
+            MeritPlan::Float
+        ));
+        // 2^52 + 2^52 = 2^53: sums would no longer be exact integers in f64.
+        assert!(matches!(
+            merit_plan(Merit::PerItem(&[]), &[4_503_599_627_370_496.0; 2]),
+            MeritPlan::Float
+        ));
+        assert!(matches!(
+            merit_plan(Merit::None, &[0.0; 3]),
+            MeritPlan::Packed { range: 1, low: 0 }
+        ));
+    }
+
+    #[test]
+    fn gcd_and_bounds() {
+        assert_eq!(gcd(0, 12), 12);
+        assert_eq!(gcd(96, 64), 32);
+        assert_eq!(gcd(7, 5), 1);
+        assert_eq!(bounded(200, 192), 192);
+        assert_eq!(bounded(100, u64::MAX), 100);
+    }
 }
