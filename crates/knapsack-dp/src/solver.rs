@@ -33,8 +33,8 @@ pub struct Solution<'a> {
 pub struct Solver {
     candidates: Candidates,
     basic_shadow_sizes: Vec<u32>,
-    narrow: Buffers<u32>,
-    wide: Buffers<u64>,
+    narrow: Buffers<i32>,
+    wide: Buffers<i64>,
     shared: Shared,
     picked: Vec<usize>,
     totals: Totals,
@@ -56,15 +56,15 @@ struct Candidates {
 #[derive(Debug, Default)]
 struct Buffers<K> {
     items: Vec<KernelItem<K>>,
-    layer: Vec<K>,
-    tmp: Vec<K>,
+    /// Two value layers.
+    layers: Vec<K>,
 }
 
 /// Buffers shared by both key types.
 #[derive(Debug, Default)]
 struct Shared {
-    merit_layer: Vec<f64>,
-    merit_tmp: Vec<f64>,
+    /// Two merit layers.
+    merit_layers: Vec<f64>,
     masks: Vec<u8>,
     selected: Vec<u64>,
     bypassed: Vec<u64>,
@@ -129,13 +129,10 @@ impl Solver {
             + bytes(&candidates.merit)
             + bytes(&self.basic_shadow_sizes)
             + bytes(&self.narrow.items)
-            + bytes(&self.narrow.layer)
-            + bytes(&self.narrow.tmp)
+            + bytes(&self.narrow.layers)
             + bytes(&self.wide.items)
-            + bytes(&self.wide.layer)
-            + bytes(&self.wide.tmp)
-            + bytes(&self.shared.merit_layer)
-            + bytes(&self.shared.merit_tmp)
+            + bytes(&self.wide.layers)
+            + bytes(&self.shared.merit_layers)
             + bytes(&self.shared.masks)
             + bytes(&self.shared.selected)
             + bytes(&self.shared.bypassed)
@@ -408,8 +405,10 @@ impl Solver {
         };
         let value_bytes = key_bytes + merit_bytes;
         let table_cells = if with_table { items * width * rows } else { 0 };
-        let bytes = 2 * 8 * items * rows * words
-            + (width * rows + width) * value_bytes
+        // Both marker planes for a table, one for a solve.
+        let planes = if with_table { 2 } else { 1 };
+        let bytes = planes * 8 * items * rows * words
+            + 2 * width * rows * value_bytes
             + 64 * words
             + 32 * items
             + table_cells * size_of::<CellValue>() as u128;
@@ -433,12 +432,17 @@ impl Solver {
         traceback: Traceback,
         record: Option<&mut Vec<CellValue>>,
     ) -> Result<(), Error> {
+        // The traceback reads one marker plane; the inspection tables show both.
+        let planes = Planes {
+            selected: record.is_some() || traceback == Traceback::SelectedFirst,
+            bypassed: record.is_some() || traceback == Traceback::BypassedFirst,
+        };
         if plan.wide_keys {
             fill(
                 &self.candidates,
                 &mut self.wide,
                 &mut self.shared,
-                plan,
+                (plan, planes),
                 record,
             )?;
         } else {
@@ -446,7 +450,7 @@ impl Solver {
                 &self.candidates,
                 &mut self.narrow,
                 &mut self.shared,
-                plan,
+                (plan, planes),
                 record,
             )?;
         }
@@ -461,23 +465,31 @@ impl Solver {
     }
 }
 
+/// Which marker planes a fill keeps.
+#[derive(Clone, Copy, Debug)]
+struct Planes {
+    selected: bool,
+    bypassed: bool,
+}
+
 /// Algorithm 3 (6, 7) for one key type.
 fn fill<K: Key>(
     candidates: &Candidates,
     buffers: &mut Buffers<K>,
     shared: &mut Shared,
-    plan: Plan,
+    (plan, planes): (Plan, Planes),
     record: Option<&mut Vec<CellValue>>,
 ) -> Result<(), Error> {
     let shape = Shape::new(plan.capacity, plan.extra);
     let count = candidates.index.len();
     let layer_cells = shape.layer_cells();
     let marker_words = count * shape.item_words();
-    grow(&mut buffers.layer, layer_cells, K::default())?;
-    grow(&mut buffers.tmp, shape.width, K::default())?;
+    let selected_words = if planes.selected { marker_words } else { 0 };
+    let bypassed_words = if planes.bypassed { marker_words } else { 0 };
+    grow(&mut buffers.layers, 2 * layer_cells, K::default())?;
     grow(&mut shared.masks, shape.words * 64, 0)?;
-    grow(&mut shared.selected, marker_words, 0)?;
-    grow(&mut shared.bypassed, marker_words, 0)?;
+    grow(&mut shared.selected, selected_words, 0)?;
+    grow(&mut shared.bypassed, bypassed_words, 0)?;
 
     let extra = plan.extra as u128;
     let (range, low) = match plan.merit {
@@ -501,7 +513,7 @@ fn fill<K: Key>(
                 MeritPlan::Packed { .. } => merit as i128,
                 MeritPlan::Float => 0,
             };
-            K::from_u128((base_delta as i128 + merit_delta) as u128)
+            K::encode_delta((base_delta as i128 + merit_delta) as u128)
         };
         buffers.items.push(KernelItem {
             size,
@@ -512,17 +524,16 @@ fn fill<K: Key>(
     }
 
     // The empty set: util 0, sutil 0, merit 0.
-    let empty = K::from_u128((extra as i128 * range as i128 - low) as u128);
-    buffers.layer[..layer_cells].fill(empty);
+    let empty = K::encode((extra as i128 * range as i128 - low) as u128);
+    buffers.layers[..layer_cells].fill(empty);
     let work = Work {
-        layer: &mut buffers.layer[..layer_cells],
-        tmp: &mut buffers.tmp[..shape.width],
+        layers: &mut buffers.layers[..2 * layer_cells],
         masks: &mut shared.masks[..shape.words * 64],
-        selected: &mut shared.selected[..marker_words],
-        bypassed: &mut shared.bypassed[..marker_words],
+        selected: &mut shared.selected[..selected_words],
+        bypassed: &mut shared.bypassed[..bypassed_words],
     };
     let decode = |key: K| {
-        let key = key.to_u128();
+        let key = key.decode();
         let (base, merit_part) = (key / range, key % range);
         CellValue {
             util: (base / (extra + 1)) as u32,
@@ -532,33 +543,25 @@ fn fill<K: Key>(
     };
     match plan.merit {
         MeritPlan::Packed { .. } => match record {
-            None => kernel::fill_packed(shape, &buffers.items, work, |_, _| {}),
-            Some(values) => kernel::fill_packed(shape, &buffers.items, work, |_, layer| {
+            None => kernel::fill_packed(shape, &buffers.items, work, |_| {}),
+            Some(values) => kernel::fill_packed(shape, &buffers.items, work, |layer| {
                 values.extend(layer.iter().map(|&key| decode(key)));
             }),
         },
         MeritPlan::Float => {
-            grow(&mut shared.merit_layer, layer_cells, 0.0)?;
-            grow(&mut shared.merit_tmp, shape.width, 0.0)?;
-            let merit_layer = &mut shared.merit_layer[..layer_cells];
-            merit_layer.fill(0.0);
-            let merit_tmp = &mut shared.merit_tmp[..shape.width];
+            grow(&mut shared.merit_layers, 2 * layer_cells, 0.0)?;
+            shared.merit_layers[..layer_cells].fill(0.0);
+            let merit_layers = &mut shared.merit_layers[..2 * layer_cells];
             match record {
-                None => kernel::fill_with_merit(
-                    shape,
-                    &buffers.items,
-                    work,
-                    merit_layer,
-                    merit_tmp,
-                    |_, _, _| {},
-                ),
+                None => {
+                    kernel::fill_with_merit(shape, &buffers.items, work, merit_layers, |_, _| {});
+                }
                 Some(values) => kernel::fill_with_merit(
                     shape,
                     &buffers.items,
                     work,
-                    merit_layer,
-                    merit_tmp,
-                    |_, layer, merits| {
+                    merit_layers,
+                    |layer, merits| {
                         values.extend(layer.iter().zip(merits).map(|(&key, &merit)| CellValue {
                             merit,
                             ..decode(key)
@@ -807,7 +810,7 @@ mod tests {
                 }
             }
         }
-        assert!(wide.wide.layer.capacity() > 0 && wide.narrow.layer.capacity() == 0);
+        assert!(wide.wide.layers.capacity() > 0 && wide.narrow.layers.capacity() == 0);
     }
 
     #[test]
