@@ -502,8 +502,8 @@ fn fill<K: Key>(
         let size = candidates.size[i] as usize;
         let shadow_size = candidates.shadow_size[i] as usize;
         let merit = candidates.merit[i];
-        let delta = if shadow_size > plan.extra {
-            // Never selected (no row has k >= shadow_size), so the delta is never used.
+        let delta = if size > plan.capacity || shadow_size > plan.extra {
+            // Fits no cell (only without the reductions), so the delta is never used.
             K::default()
         } else {
             // key(util + size, sutil + ssize, merit + m) - key(util, sutil, merit); positive

@@ -179,3 +179,23 @@ fn empty_and_degenerate_inputs() {
         .unwrap();
     assert!(solution.selected.is_empty());
 }
+
+/// Without the reductions, items that fit no cell stay in the table (always bypassed), however
+/// large: a size of u32::MAX beside n = 5 must not overflow any key.
+#[test]
+fn huge_items_without_reductions() {
+    let sizes = [u32::MAX, 2, u32::MAX - 1];
+    let shadow_sizes = [u32::MAX, 2, 0];
+    let options = Options::new()
+        .with_reductions(false)
+        .with_merit(Merit::MaxJobs);
+    let mut solver = Solver::new();
+    let solution = solver
+        .reservation_dp(&sizes, &shadow_sizes, 5, 5, &options)
+        .unwrap();
+    // Only the item of size 2 fits (2 <= 5 now, 2 <= 5 at the shadow time).
+    assert_eq!(solution.selected, [1]);
+    assert_eq!((solution.util, solution.sutil, solution.merit), (2, 2, 1.0));
+    // 3 items x (5 + 1) x (5 + 1) cells: nothing was dropped.
+    assert_eq!(solution.cells, 108);
+}
