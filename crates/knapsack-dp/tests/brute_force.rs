@@ -249,7 +249,7 @@ fn solve_reservation(inst: &Instance) -> Expected {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     /// Reservation_DP equals the brute force: same set, util, sutil and merit.
     #[test]
@@ -259,6 +259,10 @@ proptest! {
         prop_assert!(got.util <= inst.capacity && got.sutil <= inst.extra);
         prop_assert_eq!(got, want);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
 
     /// Basic_DP equals the brute force over the eligible candidates with capacity n.
     #[test]
