@@ -3,7 +3,7 @@
 
 use rand_pcg::Pcg64;
 
-use crate::dist::{Gamma, gamma_cdf};
+use crate::dist::{Gamma, gamma_p_q};
 
 /// Half-hour buckets in a day.
 pub(crate) const BUCKETS: usize = 48;
@@ -27,8 +27,12 @@ impl DailyCycle {
         let mut weights = [0.0; BUCKETS];
         for i in CYCLIC_DAY_START..CYCLIC_DAY_START + BUCKETS {
             let x = i as f64;
-            weights[(i - 1) % BUCKETS] =
-                gamma_cdf(x + 0.5, anum, bnum) - gamma_cdf(x - 0.5, anum, bnum);
+            let (p_lo, q_lo) = gamma_p_q(x - 0.5, anum, bnum);
+            let (p_hi, q_hi) = gamma_p_q(x + 0.5, anum, bnum);
+            // In the upper tail both cdf values are close to 1: difference
+            // the upper tails instead, which keeps tiny night-time weights
+            // (the CWF generator's cycle reaches 1e-12) accurate.
+            weights[(i - 1) % BUCKETS] = if q_lo < 0.5 { q_lo - q_hi } else { p_hi - p_lo };
         }
         Self::from_weights(weights)
     }

@@ -1,6 +1,7 @@
 //! The Lublin-Feitelson parallel workload model and the CWF workload generator of Kumar et al.
 #![warn(missing_docs)]
 
+mod cwf;
 mod cycle;
 mod dist;
 mod error;
@@ -10,6 +11,9 @@ mod lublin;
 mod params;
 mod rng;
 
+pub use cwf::{
+    BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, ReduceFloor, SizeUnit,
+};
 pub use error::ParamsError;
 pub use estimate::{EstimateModel, EstimateParams, POPULAR_ESTIMATES};
 pub use load::offered_load;

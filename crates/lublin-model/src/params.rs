@@ -506,8 +506,10 @@ mod tests {
 
         assert!(LublinParams::default().load(0.0).validate().is_err());
         assert!(LublinParams::default().load(f64::NAN).validate().is_err());
-        let mut p = LublinParams::default();
-        p.machine_size = 0;
+        let p = LublinParams {
+            machine_size: 0,
+            ..LublinParams::default()
+        };
         assert!(p.validate().is_err());
     }
 
