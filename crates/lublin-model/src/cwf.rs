@@ -2,6 +2,9 @@
 //! the Lublin model with block sizes, dedicated jobs and elastic control
 //! commands.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use serde::{Deserialize, Serialize};
 use workload_format::{CwfFields, JobStatus, Record, RequestType};
 
@@ -382,47 +385,44 @@ impl CwfGenerator {
             _ => 1.0,
         };
 
-        let mut submissions = Vec::with_capacity(n_jobs);
-        let mut commands = Vec::new();
+        // Commands are issued after their submission, so a min-heap of the
+        // pending ones merges them in as the walk goes: before each
+        // submission, every command strictly earlier is written (at equal
+        // times the submission goes first). Heap order: (time, job number,
+        // ET before RT), the documented tie order.
+        let mut records = Vec::with_capacity(n_jobs + n_jobs * 3 / 10 + 16);
+        let mut pending: BinaryHeap<Reverse<PendingCommand>> = BinaryHeap::new();
         walk(&mut streams, arrival_scale, n_jobs, |_, k, time| {
-            let job = &jobs[k];
-            let number = k as u64 + 1;
-            let mut r = Record::unknown(number);
-            r.submit_time = Some(time);
-            r.run_time = Some(u64::from(job.runtime));
-            r.allocated_processors = Some(u64::from(job.size));
-            r.requested_processors = Some(u64::from(job.size));
-            r.requested_time = Some(job.requested);
-            r.status = Some(JobStatus::Completed);
-            r.cwf = Some(CwfFields {
-                requested_start_time: job.start_delay.map(|d| time + d),
-                request_type: RequestType::Submit,
-                amount: None,
-            });
-            submissions.push(r);
-            for c in [job.extend, job.reduce].into_iter().flatten() {
-                commands.push((time + c.offset, number, c.kind, c.amount));
-            }
-        });
-        // Submissions are already in (time, number) order; sort the commands
-        // by (time, number, ET before RT) and merge, submissions first on ties.
-        commands.sort_unstable();
-        let mut records = Vec::with_capacity(submissions.len() + commands.len());
-        let mut pending = commands.into_iter().peekable();
-        for s in submissions {
-            let t = s.submit_time.unwrap_or(0);
-            while let Some(&(time, number, kind, amount)) = pending.peek() {
-                if time >= t {
+            while let Some(&Reverse(c)) = pending.peek() {
+                if c.0 >= time {
                     break;
                 }
-                records.push(command_record(time, number, kind, amount));
-                pending.next();
+                records.push(command_record(c));
+                pending.pop();
             }
-            records.push(s);
+            let job = &jobs[k];
+            let number = k as u64 + 1;
+            records.push(Record {
+                submit_time: Some(time),
+                run_time: Some(u64::from(job.runtime)),
+                allocated_processors: Some(u64::from(job.size)),
+                requested_processors: Some(u64::from(job.size)),
+                requested_time: Some(job.requested),
+                status: Some(JobStatus::Completed),
+                cwf: Some(CwfFields {
+                    requested_start_time: job.start_delay.map(|d| time + d),
+                    request_type: RequestType::Submit,
+                    amount: None,
+                }),
+                ..Record::unknown(number)
+            });
+            for c in [job.extend, job.reduce].into_iter().flatten() {
+                pending.push(Reverse((time + c.offset, number, c.kind, c.amount)));
+            }
+        });
+        while let Some(Reverse(c)) = pending.pop() {
+            records.push(command_record(c));
         }
-        records.extend(
-            pending.map(|(time, number, kind, amount)| command_record(time, number, kind, amount)),
-        );
         let offered_load = crate::load::offered_load(&records, machine);
         Generated {
             records,
@@ -527,15 +527,19 @@ impl CwfGenerator {
     }
 }
 
-fn command_record(time: u64, number: u64, kind: RequestType, amount: u64) -> Record {
-    let mut r = Record::unknown(number);
-    r.submit_time = Some(time);
-    r.cwf = Some(CwfFields {
-        requested_start_time: None,
-        request_type: kind,
-        amount: Some(amount),
-    });
-    r
+/// A pending command: (time, job number, kind, amount).
+type PendingCommand = (u64, u64, RequestType, u64);
+
+fn command_record((time, number, kind, amount): PendingCommand) -> Record {
+    Record {
+        submit_time: Some(time),
+        cwf: Some(CwfFields {
+            requested_start_time: None,
+            request_type: kind,
+            amount: Some(amount),
+        }),
+        ..Record::unknown(number)
+    }
 }
 
 #[cfg(test)]
