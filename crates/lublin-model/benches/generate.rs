@@ -29,11 +29,11 @@ fn generate(c: &mut Criterion) {
     }
     let g = CwfGenerator::new(CwfParams::default(), 1).unwrap();
     group.bench_function("cwf_default", |b| {
-        b.iter(|| black_box(g.generate(black_box(JOBS))))
+        b.iter(|| black_box(g.generate(black_box(JOBS))));
     });
     let g = CwfGenerator::new(CwfParams::default().load(0.9), 1).unwrap();
     group.bench_function("cwf_load0.9", |b| {
-        b.iter(|| black_box(g.generate(black_box(JOBS))))
+        b.iter(|| black_box(g.generate(black_box(JOBS))));
     });
     group.finish();
 }
