@@ -410,14 +410,19 @@ impl CwfGenerator {
                 requested_time: Some(job.requested),
                 status: Some(JobStatus::Completed),
                 cwf: Some(CwfFields {
-                    requested_start_time: job.start_delay.map(|d| time + d),
+                    requested_start_time: job.start_delay.map(|d| time.saturating_add(d)),
                     request_type: RequestType::Submit,
                     amount: None,
                 }),
                 ..Record::unknown(number)
             });
             for c in [job.extend, job.reduce].into_iter().flatten() {
-                pending.push(Reverse((time + c.offset, number, c.kind, c.amount)));
+                pending.push(Reverse((
+                    time.saturating_add(c.offset),
+                    number,
+                    c.kind,
+                    c.amount,
+                )));
             }
         });
         while let Some(Reverse(c)) = pending.pop() {
@@ -458,7 +463,7 @@ impl CwfGenerator {
             .then(|| exponential(&mut rng, p.start_delay_mean).round() as u64);
         // Commands fall in [submit + 1, start + requested]; the lifetime seen
         // from the submission is the start delay plus the requested time.
-        let lifetime = start_delay.unwrap_or(0) + requested;
+        let lifetime = start_delay.unwrap_or(0).saturating_add(requested);
 
         let mut ext_rng = key(Aspect::Extend);
         let mut red_rng = key(Aspect::Reduce);
@@ -521,7 +526,7 @@ impl CwfGenerator {
     fn offset(&self, rng: &mut rand_pcg::Pcg64, lifetime: u64) -> u64 {
         match self.params.command_time {
             // 1 + floor(U * L), U in [0, 1): uniform on 1..=L.
-            CommandTime::WithinLifetime => 1 + (unit(rng) * lifetime as f64) as u64,
+            CommandTime::WithinLifetime => (unit(rng) * lifetime as f64) as u64 + 1,
             CommandTime::AfterSubmit { mean } => (exponential(rng, mean).round() as u64).max(1),
         }
     }
@@ -803,6 +808,21 @@ mod tests {
         };
         assert!(p.validate().is_err());
         CwfParams::default().validate().unwrap();
+    }
+
+    #[test]
+    fn extreme_means_saturate_instead_of_overflowing() {
+        let params = CwfParams {
+            dedicated_prob: 1.0,
+            start_delay_mean: 1e300,
+            extend_prob: 1.0,
+            extend_amount: CommandAmount::Seconds { mean: 1e300 },
+            command_time: CommandTime::AfterSubmit { mean: 1e300 },
+            estimate: EstimateParams::f_model(1e300).rounded(),
+            ..CwfParams::default()
+        };
+        let lines = CwfGenerator::new(params, 1).unwrap().generate(50);
+        assert!(lines.iter().filter(|r| !r.is_command()).count() == 50);
     }
 
     #[test]

@@ -101,7 +101,7 @@ impl EstimateParams {
 pub(crate) fn round_to_popular(seconds: u64) -> u64 {
     match POPULAR_ESTIMATES.iter().find(|&&v| v >= seconds) {
         Some(&v) => v,
-        None => seconds.div_ceil(3_600) * 3_600,
+        None => seconds.div_ceil(3_600).saturating_mul(3_600),
     }
 }
 
@@ -128,6 +128,7 @@ mod tests {
         assert_eq!(round_to_popular(3 * 3600), 4 * 3600);
         assert_eq!(round_to_popular(47 * 3600), 48 * 3600);
         assert_eq!(round_to_popular(48 * 3600 + 1), 49 * 3600);
+        assert_eq!(round_to_popular(u64::MAX), u64::MAX);
         let mut rng = stream(1, Aspect::Estimate, StreamClass::Typeless, 0);
         assert_eq!(
             EstimateParams::EXACT.rounded().estimate(4000, &mut rng),

@@ -241,7 +241,8 @@ impl LublinParams {
     /// settings of the reference traces `lublin99_ref_*`. On machines below 8
     /// nodes the values are clamped to stay ordered (`ulow <= umed <= uhi`).
     pub fn for_machine(nodes: u32) -> Self {
-        let max_log2 = f64::from(nodes.max(1)).log2();
+        // 31 is the validated ceiling of uhi (sizes stay inside u32).
+        let max_log2 = f64::from(nodes.max(1)).log2().min(31.0);
         let shift = max_log2 - f64::from(DEFAULT_MACHINE_SIZE).log2();
         Self {
             machine_size: nodes,
@@ -459,7 +460,7 @@ mod tests {
 
     #[test]
     fn tiny_machines_stay_valid() {
-        for nodes in [1, 2, 3, 5, 8, 100, 320, 1 << 20] {
+        for nodes in [1, 2, 3, 5, 8, 100, 320, 1 << 20, u32::MAX] {
             let p = LublinParams::for_machine(nodes);
             p.validate().unwrap();
             p.clone().job_types(false).validate().unwrap();
