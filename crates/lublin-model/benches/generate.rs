@@ -27,7 +27,16 @@ fn generate(c: &mut Criterion) {
         let g = LublinGenerator::new(params, 1).unwrap();
         group.bench_function(name, |b| b.iter(|| black_box(g.generate(black_box(JOBS)))));
     }
+    // Streaming: the same records, consumed one at a time (what a writer
+    // does), without holding 1M records of 312 bytes in memory.
+    let g = LublinGenerator::new(LublinParams::default(), 1).unwrap();
+    group.bench_function("lublin_typed_128_streamed", |b| {
+        b.iter(|| black_box(g.records(black_box(JOBS)).map(|r| r.submit_time).max()));
+    });
     let g = CwfGenerator::new(CwfParams::default(), 1).unwrap();
+    group.bench_function("cwf_default_streamed", |b| {
+        b.iter(|| black_box(g.records(black_box(JOBS)).map(|r| r.submit_time).max()));
+    });
     group.bench_function("cwf_default", |b| {
         b.iter(|| black_box(g.generate(black_box(JOBS))));
     });

@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use serde::{Deserialize, Serialize};
 use workload_format::{CwfFields, JobStatus, Record, RequestType};
 
-use crate::cycle::{ArrivalStream, DailyCycle, walk};
+use crate::cycle::{ArrivalStream, DailyCycle, Walk, walk};
 use crate::dist::{Gamma, exponential};
 use crate::error::ParamsError;
 use crate::estimate::EstimateParams;
@@ -342,15 +342,40 @@ impl CwfGenerator {
     /// commands, sorted by time; at equal times submissions come before
     /// commands, then lower job numbers, then ET before RT.
     pub fn generate(&self, n_jobs: usize) -> Vec<Record> {
-        self.generate_detailed(n_jobs).records
+        self.collect(self.records(n_jobs), n_jobs)
     }
 
     /// Like [`CwfGenerator::generate`], also telling the arrival scale and
     /// the offered load (of the submissions' runtimes; commands do not count).
     pub fn generate_detailed(&self, n_jobs: usize) -> Generated {
-        let jobs: Vec<CwfJob> = (0..n_jobs).map(|k| self.job(k as u64)).collect();
+        let iter = self.records(n_jobs);
+        let arrival_scale = iter.arrival_scale();
+        let records = self.collect(iter, n_jobs);
+        let offered_load = crate::load::offered_load(&records, u64::from(self.params.machine_size));
+        Generated {
+            records,
+            arrival_scale,
+            offered_load,
+        }
+    }
+
+    /// Collects into a vector sized for the expected number of commands, so
+    /// it is allocated once.
+    fn collect(&self, iter: CwfRecords<'_>, n_jobs: usize) -> Vec<Record> {
+        let p = &self.params;
+        let commands = (p.extend_prob + p.reduce_prob) * n_jobs as f64 * 1.05;
+        let mut records = Vec::with_capacity(n_jobs + commands as usize + 64);
+        records.extend(iter);
+        records
+    }
+
+    /// The same lines as [`CwfGenerator::generate`], one at a time, so a
+    /// large workload can be written out without holding it in memory. With
+    /// a target load the search for the arrival scale runs here, first.
+    pub fn records(&self, n_jobs: usize) -> CwfRecords<'_> {
         let p = &self.params;
         let a = &p.arrival;
+        let caching = p.target_load.is_some() && n_jobs >= 2;
         let rng = stream(self.seed, Aspect::Arrivals, StreamClass::Cwf, 0);
         let gamma = Gamma::new(a.aarr * a.arar, a.barr);
         let cycle = DailyCycle::new(a.anum, a.bnum);
@@ -359,17 +384,19 @@ impl CwfGenerator {
             gamma,
             p.max_log_interarrival,
             rng,
+            caching,
         )];
-        streams[0].reserve(n_jobs + 1);
 
         let machine = u64::from(p.machine_size);
         let arrival_scale = match p.target_load {
-            Some(target) if n_jobs >= 2 => {
+            Some(target) if caching => {
                 // One stream: every walk emits all jobs, so the work is fixed
                 // and only the span moves with the scale.
-                let work: f64 = jobs
-                    .iter()
-                    .map(|j| f64::from(j.size) * f64::from(j.runtime))
+                let work: f64 = (0..n_jobs as u64)
+                    .map(|k| {
+                        let (size, runtime) = self.size_and_runtime(k);
+                        f64::from(size) * f64::from(runtime)
+                    })
                     .sum();
                 find_scale(target, |scale| {
                     let (mut first, mut last) = (0, 0);
@@ -384,76 +411,44 @@ impl CwfGenerator {
             }
             _ => 1.0,
         };
-
-        // Commands are issued after their submission, so a min-heap of the
-        // pending ones merges them in as the walk goes: before each
-        // submission, every command strictly earlier is written (at equal
-        // times the submission goes first). Heap order: (time, job number,
-        // ET before RT), the documented tie order.
-        let mut records = Vec::with_capacity(n_jobs + n_jobs * 3 / 10 + 16);
-        let mut pending: BinaryHeap<Reverse<PendingCommand>> = BinaryHeap::new();
-        walk(&mut streams, arrival_scale, n_jobs, |_, k, time| {
-            while let Some(&Reverse(c)) = pending.peek() {
-                if c.0 >= time {
-                    break;
-                }
-                records.push(command_record(c));
-                pending.pop();
-            }
-            let job = &jobs[k];
-            let number = k as u64 + 1;
-            records.push(Record {
-                submit_time: Some(time),
-                run_time: Some(u64::from(job.runtime)),
-                allocated_processors: Some(u64::from(job.size)),
-                requested_processors: Some(u64::from(job.size)),
-                requested_time: Some(job.requested),
-                status: Some(JobStatus::Completed),
-                cwf: Some(CwfFields {
-                    requested_start_time: job.start_delay.map(|d| time.saturating_add(d)),
-                    request_type: RequestType::Submit,
-                    amount: None,
-                }),
-                ..Record::unknown(number)
-            });
-            for c in [job.extend, job.reduce].into_iter().flatten() {
-                pending.push(Reverse((
-                    time.saturating_add(c.offset),
-                    number,
-                    c.kind,
-                    c.amount,
-                )));
-            }
-        });
-        while let Some(Reverse(c)) = pending.pop() {
-            records.push(command_record(c));
-        }
-        let offered_load = crate::load::offered_load(&records, machine);
-        Generated {
-            records,
+        streams[0].stop_caching();
+        CwfRecords {
+            generator: self,
+            streams,
+            walk: Walk::new(arrival_scale, n_jobs),
             arrival_scale,
-            offered_load,
+            next_submission: None,
+            pending: BinaryHeap::new(),
         }
+    }
+
+    /// Size (processors) and runtime of the `k`-th job.
+    fn size_and_runtime(&self, k: u64) -> (u32, u32) {
+        let p = &self.params;
+        let mut rng = stream(self.seed, Aspect::Size, StreamClass::Cwf, k);
+        let range = if unit(&mut rng) < p.small_prob {
+            p.small_blocks
+        } else {
+            p.large_blocks
+        };
+        // low >= 0.5, so truncating x + 0.5 rounds half up.
+        let blocks = (range.low + unit(&mut rng) * (range.high - range.low) + 0.5) as u32;
+        let size = (blocks * p.block_size).min(p.machine_size);
+        let s = match p.runtime_size_unit {
+            SizeUnit::Processors => f64::from(size),
+            SizeUnit::Blocks => f64::from(blocks),
+        };
+        (
+            size,
+            self.runtime.runtime(self.seed, StreamClass::Cwf, k, s),
+        )
     }
 
     /// Everything about the `k`-th job, each aspect from its own stream.
     fn job(&self, k: u64) -> CwfJob {
         let p = &self.params;
         let key = |aspect| stream(self.seed, aspect, StreamClass::Cwf, k);
-
-        let mut rng = key(Aspect::Size);
-        let range = if unit(&mut rng) < p.small_prob {
-            p.small_blocks
-        } else {
-            p.large_blocks
-        };
-        let blocks = (range.low + unit(&mut rng) * (range.high - range.low)).round() as u32;
-        let size = (blocks * p.block_size).min(p.machine_size);
-        let s = match p.runtime_size_unit {
-            SizeUnit::Processors => f64::from(size),
-            SizeUnit::Blocks => f64::from(blocks),
-        };
-        let runtime = self.runtime.runtime(self.seed, StreamClass::Cwf, k, s);
+        let (size, runtime) = self.size_and_runtime(k);
         let requested = p
             .estimate
             .estimate(u64::from(runtime), &mut key(Aspect::Estimate));
@@ -531,6 +526,81 @@ impl CwfGenerator {
         }
     }
 }
+
+/// The lines of a [`CwfGenerator`], in order (see [`CwfGenerator::records`]).
+///
+/// Commands are issued after their submission, so a min-heap of the pending
+/// ones merges them in as the walk goes: a command is written once it is
+/// strictly earlier than the next submission (at equal times the submission
+/// goes first). Heap order: (time, job number, ET before RT), the documented
+/// tie order.
+#[derive(Debug)]
+pub struct CwfRecords<'g> {
+    generator: &'g CwfGenerator,
+    streams: [ArrivalStream; 1],
+    walk: Walk,
+    arrival_scale: f64,
+    /// The next submission from the walk: (job index, submit time).
+    next_submission: Option<(usize, u64)>,
+    pending: BinaryHeap<Reverse<PendingCommand>>,
+}
+
+impl CwfRecords<'_> {
+    /// The factor on every inter-arrival draw (1 without a target load).
+    pub fn arrival_scale(&self) -> f64 {
+        self.arrival_scale
+    }
+}
+
+impl Iterator for CwfRecords<'_> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        if self.next_submission.is_none() {
+            self.next_submission = self.walk.step(&mut self.streams).map(|(_, k, t)| (k, t));
+        }
+        let command_first = match (self.next_submission, self.pending.peek()) {
+            (Some((_, t)), Some(Reverse(c))) => c.0 < t,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        if command_first {
+            return self.pending.pop().map(|Reverse(c)| command_record(c));
+        }
+        let (k, time) = self.next_submission.take()?;
+        let job = self.generator.job(k as u64);
+        let number = k as u64 + 1;
+        for c in [job.extend, job.reduce].into_iter().flatten() {
+            self.pending.push(Reverse((
+                time.saturating_add(c.offset),
+                number,
+                c.kind,
+                c.amount,
+            )));
+        }
+        Some(Record {
+            submit_time: Some(time),
+            run_time: Some(u64::from(job.runtime)),
+            allocated_processors: Some(u64::from(job.size)),
+            requested_processors: Some(u64::from(job.size)),
+            requested_time: Some(job.requested),
+            status: Some(JobStatus::Completed),
+            cwf: Some(CwfFields {
+                requested_start_time: job.start_delay.map(|d| time.saturating_add(d)),
+                request_type: RequestType::Submit,
+                amount: None,
+            }),
+            ..Record::unknown(number)
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let queued = usize::from(self.next_submission.is_some());
+        (self.walk.remaining() + queued + self.pending.len(), None)
+    }
+}
+
+impl std::iter::FusedIterator for CwfRecords<'_> {}
 
 /// A pending command: (time, job number, kind, amount).
 type PendingCommand = (u64, u64, RequestType, u64);
@@ -769,6 +839,19 @@ mod tests {
                 "load {load} for {target}"
             );
         }
+    }
+
+    #[test]
+    fn streaming_gives_the_same_lines() {
+        let g = CwfGenerator::new(CwfParams::default().load(0.8), 22).unwrap();
+        let streamed: Vec<Record> = g.records(3000).collect();
+        let detailed = g.generate_detailed(3000);
+        assert_eq!(streamed, detailed.records);
+        assert_eq!(g.records(3000).arrival_scale(), detailed.arrival_scale);
+        let mut iter = g.records(10);
+        assert_eq!(iter.size_hint().0, 10);
+        assert!(iter.by_ref().count() >= 10);
+        assert_eq!(iter.next(), None);
     }
 
     #[test]

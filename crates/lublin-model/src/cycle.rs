@@ -108,9 +108,9 @@ impl ArrivalClock {
 }
 
 /// One job stream's arrival draws: `exp(g) / 1800` points with
-/// `g ~ gamma(aarr * arar, barr)` redrawn while `g > cap`. The draws are
-/// cached, so the load search can replay them with another scale (common
-/// random numbers).
+/// `g ~ gamma(aarr * arar, barr)` redrawn while `g > cap`. With `caching` on
+/// the draws are kept, so the load search can replay them with another scale
+/// (common random numbers); later draws are taken fresh from the generator.
 #[derive(Debug)]
 pub(crate) struct ArrivalStream {
     cycle: DailyCycle,
@@ -118,71 +118,135 @@ pub(crate) struct ArrivalStream {
     cap: f64,
     rng: Pcg64,
     draws: Vec<f64>,
+    /// Draws taken from `rng` so far (equal to `draws.len()` while caching).
+    produced: usize,
+    caching: bool,
 }
 
 impl ArrivalStream {
-    pub(crate) fn new(cycle: DailyCycle, gamma: Gamma, cap: f64, rng: Pcg64) -> Self {
+    pub(crate) fn new(
+        cycle: DailyCycle,
+        gamma: Gamma,
+        cap: f64,
+        rng: Pcg64,
+        caching: bool,
+    ) -> Self {
         Self {
             cycle,
             gamma,
             cap,
             rng,
             draws: Vec::new(),
+            produced: 0,
+            caching,
         }
     }
 
-    /// The unscaled points of the `k`-th inter-arrival draw.
+    /// Stops keeping new draws (the ones kept are still replayed).
+    pub(crate) fn stop_caching(&mut self) {
+        self.caching = false;
+    }
+
+    /// The unscaled points of the `k`-th inter-arrival draw. Draws beyond the
+    /// kept ones must be asked for in order, as a walk does.
     #[inline]
     fn draw(&mut self, k: usize) -> f64 {
-        while self.draws.len() <= k {
-            let g = loop {
-                let g = self.gamma.sample(&mut self.rng);
-                if g <= self.cap {
-                    break g;
-                }
-            };
-            self.draws.push(g.exp() / BUCKET_SECONDS);
+        if let Some(&points) = self.draws.get(k) {
+            return points;
         }
-        self.draws[k]
-    }
-
-    pub(crate) fn reserve(&mut self, n: usize) {
-        self.draws.reserve(n.saturating_sub(self.draws.len()));
+        debug_assert_eq!(k, self.produced, "uncached draws are taken in order");
+        let g = loop {
+            let g = self.gamma.sample(&mut self.rng);
+            if g <= self.cap {
+                break g;
+            }
+        };
+        let points = g.exp() / BUCKET_SECONDS;
+        self.produced += 1;
+        if self.caching {
+            self.draws.push(points);
+        }
+        points
     }
 }
 
-/// Interleaves the streams for `n` jobs with every draw multiplied by
-/// `scale`: the next job comes from the stream whose next arrival is
-/// earliest, ties to the later stream (the reference picks batch only when
-/// strictly earlier than interactive, and interactive is listed last).
-/// Calls `emit(stream, index within stream, submit time)` in submit order.
+/// The state of a walk over one or two streams for `n` jobs with every draw
+/// multiplied by `scale`: the next job comes from the stream whose next
+/// arrival is earliest, ties to the later stream (the reference picks batch
+/// only when strictly earlier than interactive, and interactive is listed
+/// last). Each stream's clock starts at midnight, and, as in the reference,
+/// each stream's first job arrives after one draw.
+#[derive(Debug, Clone)]
+pub(crate) struct Walk {
+    clocks: [ArrivalClock; 2],
+    next: [u64; 2],
+    counts: [usize; 2],
+    remaining: usize,
+    scale: f64,
+    started: bool,
+}
+
+impl Walk {
+    pub(crate) fn new(scale: f64, n: usize) -> Self {
+        Self {
+            clocks: [ArrivalClock::default(); 2],
+            next: [0; 2],
+            counts: [0; 2],
+            remaining: n,
+            scale,
+            started: false,
+        }
+    }
+
+    /// Jobs still to come.
+    pub(crate) fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    /// The next job: (stream, index within the stream, submit time).
+    #[inline]
+    pub(crate) fn step(&mut self, streams: &mut [ArrivalStream]) -> Option<(usize, usize, u64)> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let m = streams.len();
+        debug_assert!((1..=2).contains(&m));
+        if !self.started {
+            self.started = true;
+            for (s, stream) in streams.iter_mut().enumerate() {
+                let points = stream.draw(0) * self.scale;
+                self.next[s] = self.clocks[s].advance(&stream.cycle, points);
+            }
+        }
+        let s = if m == 2 && self.next[0] < self.next[1] {
+            0
+        } else {
+            m - 1
+        };
+        let job = (s, self.counts[s], self.next[s]);
+        self.counts[s] += 1;
+        self.remaining -= 1;
+        // The draw after the last job is not needed by anything.
+        if self.remaining > 0 {
+            let stream = &mut streams[s];
+            let points = stream.draw(self.counts[s]) * self.scale;
+            self.next[s] = self.clocks[s].advance(&stream.cycle, points);
+        }
+        Some(job)
+    }
+}
+
+/// Walks `n` jobs, calling `emit(stream, index within stream, submit time)`
+/// in submit order.
 pub(crate) fn walk(
     streams: &mut [ArrivalStream],
     scale: f64,
     n: usize,
     mut emit: impl FnMut(usize, usize, u64),
 ) {
-    let m = streams.len();
-    let mut clocks = [ArrivalClock::default(); 2];
-    let mut next = [0u64; 2];
-    let mut counts = [0usize; 2];
-    debug_assert!((1..=2).contains(&m));
-    for (s, stream) in streams.iter_mut().enumerate() {
-        // As in the reference, each stream's first job arrives after one draw.
-        let points = stream.draw(0) * scale;
-        next[s] = clocks[s].advance(&stream.cycle, points);
-    }
-    for _ in 0..n {
-        let s = if m == 2 && next[0] < next[1] {
-            0
-        } else {
-            m - 1
-        };
-        emit(s, counts[s], next[s]);
-        counts[s] += 1;
-        let stream = &mut streams[s];
-        let points = stream.draw(counts[s]) * scale;
-        next[s] = clocks[s].advance(&stream.cycle, points);
+    let mut state = Walk::new(scale, n);
+    while let Some((s, k, time)) = state.step(streams) {
+        emit(s, k, time);
     }
 }
 

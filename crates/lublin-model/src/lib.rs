@@ -145,12 +145,13 @@ mod params;
 mod rng;
 
 pub use cwf::{
-    BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, ReduceFloor, SizeUnit,
+    BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, CwfRecords, ReduceFloor,
+    SizeUnit,
 };
 pub use error::ParamsError;
 pub use estimate::{EstimateModel, EstimateParams, POPULAR_ESTIMATES};
 pub use load::offered_load;
-pub use lublin::{Generated, LublinGenerator};
+pub use lublin::{Generated, LublinGenerator, LublinRecords};
 pub use params::{
     ArrivalParams, ClassParams, DEFAULT_MACHINE_SIZE, LublinParams, RuntimeParams, SizeParams,
 };

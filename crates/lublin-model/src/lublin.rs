@@ -2,7 +2,7 @@
 
 use workload_format::{JobStatus, Record};
 
-use crate::cycle::{ArrivalStream, DailyCycle, walk};
+use crate::cycle::{ArrivalStream, DailyCycle, Walk, walk};
 use crate::dist::{Gamma, HyperGamma, two_stage_uniform};
 use crate::error::ParamsError;
 use crate::load::{find_scale, load_from};
@@ -135,30 +135,42 @@ impl LublinGenerator {
 
     /// `n_jobs` records in submit order, numbered from 1.
     pub fn generate(&self, n_jobs: usize) -> Vec<Record> {
-        self.generate_detailed(n_jobs).records
+        self.records(n_jobs).collect()
     }
 
     /// Like [`LublinGenerator::generate`], also telling the arrival scale and
     /// the offered load.
     pub fn generate_detailed(&self, n_jobs: usize) -> Generated {
+        let iter = self.records(n_jobs);
+        let arrival_scale = iter.arrival_scale();
+        let records: Vec<Record> = iter.collect();
+        let offered_load = crate::load::offered_load(&records, u64::from(self.params.machine_size));
+        Generated {
+            records,
+            arrival_scale,
+            offered_load,
+        }
+    }
+
+    /// The same records as [`LublinGenerator::generate`], one at a time, so a
+    /// large workload can be written out without holding it in memory. With
+    /// a target load the search for the arrival scale runs here, first.
+    pub fn records(&self, n_jobs: usize) -> LublinRecords<'_> {
+        let caching = self.params.target_load.is_some() && n_jobs >= 2;
         let mut streams: Vec<ArrivalStream> = self
             .classes
             .iter()
             .map(|c| {
                 let rng = stream(self.seed, Aspect::Arrivals, c.stream_class, 0);
                 let cap = self.params.max_log_interarrival;
-                ArrivalStream::new(c.cycle.clone(), c.arrival_gamma, cap, rng)
+                ArrivalStream::new(c.cycle.clone(), c.arrival_gamma, cap, rng, caching)
             })
             .collect();
         let mut jobs: Vec<JobCache> = self.classes.iter().map(|_| JobCache::default()).collect();
-        if self.classes.len() == 1 {
-            streams[0].reserve(n_jobs + 1);
-            jobs[0].reserve(n_jobs);
-        }
 
         let machine = u64::from(self.params.machine_size);
         let arrival_scale = match self.params.target_load {
-            Some(target) if n_jobs >= 2 => find_scale(target, |scale| {
+            Some(target) if caching => find_scale(target, |scale| {
                 let (mut first, mut last) = (0, 0);
                 let mut counts = [0usize; 2];
                 walk(&mut streams, scale, n_jobs, |s, k, time| {
@@ -178,18 +190,28 @@ impl LublinGenerator {
             }),
             _ => 1.0,
         };
-
-        let mut records = Vec::with_capacity(n_jobs);
-        walk(&mut streams, arrival_scale, n_jobs, |s, k, time| {
-            let (size, runtime) = jobs[s].get(self, s, k);
-            records.push(self.record(records.len() as u64 + 1, s, k, time, size, runtime));
-        });
-        let offered_load = crate::load::offered_load(&records, machine);
-        Generated {
-            records,
-            arrival_scale,
-            offered_load,
+        for s in &mut streams {
+            s.stop_caching();
         }
+        LublinRecords {
+            generator: self,
+            streams,
+            jobs,
+            walk: Walk::new(arrival_scale, n_jobs),
+            arrival_scale,
+            emitted: 0,
+        }
+    }
+
+    /// Size and runtime of the `k`-th job of class `s`.
+    fn job(&self, s: usize, k: usize) -> (u32, u32) {
+        let size = self.size(s, k);
+        let class = &self.classes[s];
+        let runtime =
+            class
+                .runtime
+                .runtime(self.seed, class.stream_class, k as u64, f64::from(size));
+        (size, runtime)
     }
 
     /// Size of the `k`-th job of class `s`, from its own size stream.
@@ -238,14 +260,18 @@ pub(crate) fn draw_size<R: rand_pcg::rand_core::Rng + ?Sized>(
         return 1;
     }
     let mut x = two_stage_uniform(rng, p.ulow, p.umed, p.uhi, p.uprob);
+    // x >= 0, so truncating x + 0.5 is rounding half up, exactly the
+    // reference's `(unsigned)(x + 0.5)`; the cast also avoids a libm floor
+    // call on targets without SSE4.1.
     if u <= p.serial_prob + p.pow2_prob {
-        x = (x + 0.5).floor();
+        x = f64::from((x + 0.5) as u32);
     }
-    ((x.exp2() + 0.5).floor() as u32).clamp(1, machine_size)
+    ((x.exp2() + 0.5) as u32).clamp(1, machine_size)
 }
 
-/// The sizes and runtimes of one class's jobs, drawn on first use and kept
-/// for the load search's repeated walks, with the running sum of their work.
+/// The sizes and runtimes of one class's jobs drawn during the load search,
+/// kept for its repeated walks, with the running sum of their work. Jobs
+/// beyond the kept ones are drawn on the fly (each has its own streams).
 #[derive(Debug, Default)]
 struct JobCache {
     jobs: Vec<(u32, u32)>,
@@ -253,40 +279,72 @@ struct JobCache {
 }
 
 impl JobCache {
-    fn reserve(&mut self, n: usize) {
-        self.jobs.reserve(n);
-    }
-
-    fn get(&mut self, g: &LublinGenerator, s: usize, k: usize) -> (u32, u32) {
-        while self.jobs.len() <= k {
-            let index = self.jobs.len();
-            let size = g.size(s, index);
-            let class = &g.classes[s];
-            let runtime =
-                class
-                    .runtime
-                    .runtime(g.seed, class.stream_class, index as u64, f64::from(size));
-            self.jobs.push((size, runtime));
+    #[inline]
+    fn get(&self, g: &LublinGenerator, s: usize, k: usize) -> (u32, u32) {
+        match self.jobs.get(k) {
+            Some(&job) => job,
+            None => g.job(s, k),
         }
-        self.jobs[k]
     }
 
-    /// Total work (node-seconds) of the first `count` jobs.
+    /// Total work (node-seconds) of the first `count` jobs, keeping them.
     fn work(&mut self, g: &LublinGenerator, s: usize, count: usize) -> f64 {
-        if count == 0 {
-            return 0.0;
-        }
-        self.get(g, s, count - 1);
-        while self.work_prefix.len() < count {
-            let i = self.work_prefix.len();
-            let (size, runtime) = self.jobs[i];
+        while self.jobs.len() < count {
+            let (size, runtime) = g.job(s, self.jobs.len());
+            self.jobs.push((size, runtime));
             let previous = self.work_prefix.last().copied().unwrap_or(0.0);
             self.work_prefix
                 .push(previous + f64::from(size) * f64::from(runtime));
         }
-        self.work_prefix[count - 1]
+        if count == 0 {
+            0.0
+        } else {
+            self.work_prefix[count - 1]
+        }
     }
 }
+
+/// The records of a [`LublinGenerator`], in submit order (see
+/// [`LublinGenerator::records`]).
+#[derive(Debug)]
+pub struct LublinRecords<'g> {
+    generator: &'g LublinGenerator,
+    streams: Vec<ArrivalStream>,
+    jobs: Vec<JobCache>,
+    walk: Walk,
+    arrival_scale: f64,
+    emitted: u64,
+}
+
+impl LublinRecords<'_> {
+    /// The factor on every inter-arrival draw (1 without a target load).
+    pub fn arrival_scale(&self) -> f64 {
+        self.arrival_scale
+    }
+}
+
+impl Iterator for LublinRecords<'_> {
+    type Item = Record;
+
+    #[inline]
+    fn next(&mut self) -> Option<Record> {
+        let (s, k, time) = self.walk.step(&mut self.streams)?;
+        let (size, runtime) = self.jobs[s].get(self.generator, s, k);
+        self.emitted += 1;
+        Some(
+            self.generator
+                .record(self.emitted, s, k, time, size, runtime),
+        )
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.walk.remaining(), Some(self.walk.remaining()))
+    }
+}
+
+impl ExactSizeIterator for LublinRecords<'_> {}
+
+impl std::iter::FusedIterator for LublinRecords<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -436,6 +494,24 @@ mod tests {
             assert!(y.requested_time.unwrap() >= y.run_time.unwrap());
             y.requested_time = None;
             assert_eq!(x, y);
+        }
+    }
+
+    #[test]
+    fn streaming_gives_the_same_records() {
+        for params in [
+            LublinParams::default(),
+            LublinParams::default().job_types(false).load(0.6),
+        ] {
+            let g = LublinGenerator::new(params, 21).unwrap();
+            let mut iter = g.records(3000);
+            assert_eq!(iter.len(), 3000);
+            let first = iter.next().unwrap();
+            assert_eq!(iter.len(), 2999);
+            let streamed: Vec<Record> = std::iter::once(first).chain(iter).collect();
+            let detailed = g.generate_detailed(3000);
+            assert_eq!(streamed, detailed.records);
+            assert_eq!(g.records(3000).arrival_scale(), detailed.arrival_scale);
         }
     }
 
