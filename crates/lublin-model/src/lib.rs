@@ -10,7 +10,9 @@
 //! Delayed/Hybrid-LOS paper: block-multiple sizes on a 320-processor machine,
 //! dedicated jobs with requested start times, and elastic control commands
 //! (ET/RT lines) in the Cloud Workload Format. Both produce
-//! [`workload_format::Record`]s, deterministic per seed.
+//! [`workload_format::Record`]s, deterministic per seed, either as a vector
+//! (`generate`) or one at a time (`records`, an iterator that writes 1M jobs
+//! without holding them in memory: a record is 312 bytes).
 //!
 //! ```
 //! use lublin_model::{EstimateParams, LublinGenerator, LublinParams, offered_load};
