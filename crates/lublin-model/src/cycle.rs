@@ -3,6 +3,8 @@
 
 use rand_pcg::Pcg64;
 
+#[cfg(test)]
+use crate::dist::gamma_cdf;
 use crate::dist::{Gamma, gamma_p_q};
 
 /// Half-hour buckets in a day.
@@ -253,6 +255,7 @@ pub(crate) fn walk(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dist::gamma_cdf;
     use crate::params::ClassParams;
 
     #[test]
@@ -313,6 +316,63 @@ mod tests {
         // i = 11 lands in bucket 10 (05:00), i = 49 wraps to bucket 0.
         assert!(cycle.weights()[10] > cycle.weights()[11]);
         assert!(cycle.weights()[47] > cycle.weights()[0]);
+    }
+
+    #[test]
+    fn long_run_inter_arrival_mean_matches_the_truncated_gamma() {
+        // Typeless: g ~ gamma(a, b), a = 10.2303 * 1.0225, b = 0.4871,
+        // redrawn above 13. E[e^g | g <= 13] = (1 - b)^-a * P(a, 13 / s) /
+        // P(a, 13 / b) with s = b / (1 - b) (tilting the gamma by e^g keeps
+        // the shape and changes the scale to s). Since the daily weights
+        // average 1, a whole number of days costs as many points as seconds
+        // / 1800, so the long-run mean inter-arrival time is that mean (about
+        // 880 s), less the reference's truncation (0.5 s on average) and the
+        // partial days at both ends (at most 2 days / n).
+        let c = ClassParams::TYPELESS.arrival;
+        let (a, b) = (c.aarr * c.arar, c.barr);
+        let s = b / (1.0 - b);
+        let analytic = (1.0 - b).powf(-a) * gamma_cdf(13.0, a, s) / gamma_cdf(13.0, a, b);
+        let n = 200_000;
+        let rng = crate::rng::stream(
+            3,
+            crate::rng::Aspect::Arrivals,
+            crate::rng::StreamClass::Typeless,
+            0,
+        );
+        let mut streams = [ArrivalStream::new(
+            DailyCycle::new(c.anum, c.bnum),
+            Gamma::new(a, b),
+            13.0,
+            rng,
+            true,
+        )];
+        let (mut first, mut last) = (0, 0);
+        walk(&mut streams, 1.0, n, |_, k, t| {
+            if k == 0 {
+                first = t;
+            }
+            last = t;
+        });
+        let seconds: Vec<f64> = streams[0]
+            .draws
+            .iter()
+            .map(|p| p * BUCKET_SECONDS)
+            .collect();
+        // The draws themselves: within 5 standard errors of the analytic mean.
+        let (mean, _, se, _) = crate::dist::tests::moments(&seconds);
+        assert!(
+            (mean - analytic).abs() < 5.0 * se,
+            "{mean} vs {analytic} (se {se})"
+        );
+        // The clock: the span over n - 1 gaps equals the draws' mean up to the
+        // truncation and the end effects: within 0.5 + 2 * 86400 / n + 0.5 s.
+        let per_gap = (last - first) as f64 / (n - 1) as f64;
+        let drawn = seconds[1..n].iter().sum::<f64>() / (n - 1) as f64;
+        assert!(
+            (per_gap - drawn).abs() < 1.0 + 2.0 * 86_400.0 / n as f64,
+            "{per_gap} vs {drawn}"
+        );
+        assert!((800.0..960.0).contains(&analytic), "{analytic}");
     }
 
     #[test]
