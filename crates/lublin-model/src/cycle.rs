@@ -3,8 +3,6 @@
 
 use rand_pcg::Pcg64;
 
-#[cfg(test)]
-use crate::dist::gamma_cdf;
 use crate::dist::{Gamma, gamma_p_q};
 
 /// Half-hour buckets in a day.
