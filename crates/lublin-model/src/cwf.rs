@@ -15,8 +15,8 @@ use crate::estimate::EstimateParams;
 use crate::load::{find_scale, load_from};
 use crate::lublin::{Generated, RuntimeModel};
 use crate::params::{
-    ArrivalParams, ClassParams, RuntimeParams, check_positive, check_probability,
-    check_target_load, validate_arrival, validate_runtime,
+    ArrivalParams, ClassParams, RuntimeParams, check_log_runtime_cap, check_positive,
+    check_probability, check_target_load, validate_arrival, validate_runtime,
 };
 use crate::rng::{Aspect, StreamClass, stream, unit};
 
@@ -237,7 +237,7 @@ impl CwfParams {
                 ));
             }
         }
-        check_positive("max_log_runtime", self.max_log_runtime)?;
+        check_log_runtime_cap(self.max_log_runtime)?;
         check_positive("max_log_interarrival", self.max_log_interarrival)?;
         validate_runtime("cwf", &self.runtime, self.max_log_runtime)?;
         validate_arrival("cwf", &self.arrival, self.max_log_interarrival)?;

@@ -22,7 +22,7 @@ pub struct Generated {
     pub offered_load: Option<f64>,
 }
 
-/// Size and runtime drawing for one class, shared with the CWF generator.
+/// The runtime model of one class, shared with the CWF generator.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RuntimeModel {
     hyper: HyperGamma,

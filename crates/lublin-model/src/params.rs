@@ -288,7 +288,7 @@ impl LublinParams {
         if self.machine_size == 0 {
             return Err(ParamsError::new("machine_size", 0.0, "at least 1"));
         }
-        check_positive("max_log_runtime", self.max_log_runtime)?;
+        check_log_runtime_cap(self.max_log_runtime)?;
         check_positive("max_log_interarrival", self.max_log_interarrival)?;
         if let Some(load) = self.target_load {
             check_target_load("target_load", load)?;
@@ -331,6 +331,16 @@ pub(crate) fn check_probability(name: &str, value: f64) -> Result<(), ParamsErro
         Ok(())
     } else {
         Err(ParamsError::new(name, value, "a probability in [0, 1]"))
+    }
+}
+
+/// Runtimes are whole seconds in a `u32`: `exp(h)` must stay below 2^32
+/// (ln 2^32 = 22.18; the reference's 12 is about 45 h).
+pub(crate) fn check_log_runtime_cap(value: f64) -> Result<(), ParamsError> {
+    if value > 0.0 && value <= 22.0 {
+        Ok(())
+    } else {
+        Err(ParamsError::new("max_log_runtime", value, "in (0, 22]"))
     }
 }
 
@@ -505,6 +515,16 @@ mod tests {
         p.batch.size.uprob = f64::NAN;
         p.validate().unwrap();
 
+        let p = LublinParams {
+            max_log_runtime: 23.0, // e^23 s does not fit the u32 runtimes
+            ..LublinParams::default()
+        };
+        assert!(
+            p.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("max_log_runtime")
+        );
         assert!(LublinParams::default().load(0.0).validate().is_err());
         assert!(LublinParams::default().load(f64::NAN).validate().is_err());
         let p = LublinParams {
