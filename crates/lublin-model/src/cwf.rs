@@ -388,15 +388,18 @@ impl CwfGenerator {
         )];
 
         let machine = u64::from(p.machine_size);
+        // Sizes and runtimes the load search draws, kept for the output.
+        let mut drawn = Vec::new();
         let arrival_scale = match p.target_load {
             Some(target) if caching => {
                 // One stream: every walk emits all jobs, so the work is fixed
                 // and only the span moves with the scale.
-                let work: f64 = (0..n_jobs as u64)
-                    .map(|k| {
-                        let (size, runtime) = self.size_and_runtime(k);
-                        f64::from(size) * f64::from(runtime)
-                    })
+                drawn = (0..n_jobs as u64)
+                    .map(|k| self.size_and_runtime(k))
+                    .collect();
+                let work: f64 = drawn
+                    .iter()
+                    .map(|&(size, runtime)| f64::from(size) * f64::from(runtime))
                     .sum();
                 find_scale(target, |scale| {
                     let (mut first, mut last) = (0, 0);
@@ -417,6 +420,7 @@ impl CwfGenerator {
             streams,
             walk: Walk::new(arrival_scale, n_jobs),
             arrival_scale,
+            drawn,
             next_submission: None,
             pending: BinaryHeap::new(),
         }
@@ -445,10 +449,12 @@ impl CwfGenerator {
     }
 
     /// Everything about the `k`-th job, each aspect from its own stream.
-    fn job(&self, k: u64) -> CwfJob {
+    /// `drawn` is the job's size and runtime when the load search already
+    /// drew them.
+    fn job(&self, k: u64, drawn: Option<(u32, u32)>) -> CwfJob {
         let p = &self.params;
         let key = |aspect| stream(self.seed, aspect, StreamClass::Cwf, k);
-        let (size, runtime) = self.size_and_runtime(k);
+        let (size, runtime) = drawn.unwrap_or_else(|| self.size_and_runtime(k));
         let requested = p
             .estimate
             .estimate(u64::from(runtime), &mut key(Aspect::Estimate));
@@ -540,6 +546,8 @@ pub struct CwfRecords<'g> {
     streams: [ArrivalStream; 1],
     walk: Walk,
     arrival_scale: f64,
+    /// Sizes and runtimes drawn by the load search, by job index.
+    drawn: Vec<(u32, u32)>,
     /// The next submission from the walk: (job index, submit time).
     next_submission: Option<(usize, u64)>,
     pending: BinaryHeap<Reverse<PendingCommand>>,
@@ -568,7 +576,7 @@ impl Iterator for CwfRecords<'_> {
             return self.pending.pop().map(|Reverse(c)| command_record(c));
         }
         let (k, time) = self.next_submission.take()?;
-        let job = self.generator.job(k as u64);
+        let job = self.generator.job(k as u64, self.drawn.get(k).copied());
         let number = k as u64 + 1;
         for c in [job.extend, job.reduce].into_iter().flatten() {
             self.pending.push(Reverse((
