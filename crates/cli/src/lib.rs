@@ -28,6 +28,7 @@
 
 mod convert;
 mod jsonl;
+mod simulate;
 mod stats;
 mod validate;
 
@@ -36,6 +37,12 @@ use std::fmt::Write as _;
 
 pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
 pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
+pub use simulate::{
+    BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
+    LoadedWorkload, Overrun, PolicyRun, SimulateArgs, SimulateError, SimulateOutcome,
+    WorkloadSource, builtin_params, completed_jobs, jobs_csv, list_policies, load_workload,
+    metrics_config, run_policy, simulate, write_run,
+};
 pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
 pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};
 

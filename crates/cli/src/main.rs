@@ -4,7 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use schedsim_cli::{CommandError, ConvertArgs, StatsArgs, ValidateArgs, error_report};
+use schedsim_cli::{
+    CommandError, ConvertArgs, SimulateArgs, StatsArgs, ValidateArgs, error_report,
+};
 
 /// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
 #[derive(Debug, Parser)]
@@ -16,6 +18,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Replay a workload under one or more policies, print a comparison and
+    /// (with --out) write jobs.csv, schedule.swf and summary.json per policy.
+    Simulate(SimulateArgs),
+    /// List the policies and their options.
+    Policies,
     /// Check workload files: strictly (first bad line is an error) or, with
     /// --lenient, counting bad lines by reason.
     Validate(ValidateArgs),
@@ -31,6 +38,8 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &cli.command {
+        Command::Simulate(args) => finish(schedsim_cli::simulate(args, &mut out).map(drop)),
+        Command::Policies => finish(schedsim_cli::list_policies(&mut out)),
         Command::Validate(args) => finish(schedsim_cli::validate(args, &mut out).map(drop)),
         Command::Stats(args) => finish(schedsim_cli::stats(args, &mut out).map(drop)),
         Command::Convert(args) => finish(schedsim_cli::convert(args, &mut out).map(drop)),

@@ -1,0 +1,784 @@
+//! `schedsim simulate`: replay a workload under one or more policies, print
+//! a comparison, and write per-policy results.
+//!
+//! Output per policy in `DIR/POLICY/` (POLICY is the spec with `:` and `,`
+//! turned into `_`):
+//! - `jobs.csv`: one row per simulated job in arrival order, with the
+//!   columns of Batsim's jobs.csv that evalys reads (`job_id`,
+//!   `submission_time`, `requested_number_of_resources`, `requested_time`,
+//!   `success`, `starting_time`, `execution_time`, `finish_time`,
+//!   `waiting_time`, `turnaround_time`, `stretch`, `allocated_resources`)
+//!   plus `bounded_slowdown`. `success` is 0 for a job killed at its
+//!   estimate; `stretch` is turnaround / max(execution, 1);
+//!   `allocated_resources` is the processor interval set, e.g. `0-3 8-11`.
+//! - `schedule.swf`: the input records in input order with wait time
+//!   (field 3), run time (field 4) and allocated processors (field 5) as
+//!   simulated; records dropped in lenient mode are left out (the header
+//!   says how many); CWF command lines are kept.
+//! - `summary.json`: the run metrics, the normalization counts, the full
+//!   configuration, the tool version and the input's SHA-256. It holds no
+//!   timing, so two runs write byte-identical files.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
+use schedsim_metrics::{
+    CompletedJob, MetricsConfig, MetricsError, RunMetrics, job_metrics, summarize,
+};
+use schedsim_policies::{PolicySpec, SpecError, build_policy};
+use schedsim_sim_core::{
+    JobId, JobModel, JobModelError, JobSet, Normalization, OverrunRule, Schedule, SimError,
+    Strictness, simulate as run_simulation,
+};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use workload_format::{
+    Header, HeaderError, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
+    read_path, workload_to_string, write_workload,
+};
+
+use crate::CommandError;
+
+/// The policies run when none is named.
+pub const DEFAULT_POLICIES: &[&str] = &["fcfs", "easy", "conservative"];
+
+/// Arguments of `schedsim simulate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SimulateArgs {
+    /// The workload (.swf or .cwf, plain or gzip). Without it a built-in
+    /// Lublin-Feitelson workload is generated (its parameters are printed).
+    #[arg(long, short = 'w', value_name = "FILE")]
+    pub workload: Option<PathBuf>,
+    /// Processors of the machine (default: the header's MaxProcs, else
+    /// MaxNodes).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: Option<u32>,
+    /// Allocation granularity: jobs occupy multiples of this many
+    /// processors (e.g. 32 on a BlueGene/P).
+    #[arg(long, value_name = "G", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub granularity: u32,
+    /// A policy, `NAME[:key=value,...]`; repeat to compare several
+    /// (default: fcfs, easy, conservative). `schedsim policies` lists them.
+    #[arg(long = "policy", short = 'p', value_name = "SPEC")]
+    pub policies: Vec<String>,
+    /// Write per-policy results (jobs.csv, schedule.swf, summary.json) into
+    /// DIR/POLICY/.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Skip bad lines and unsimulatable jobs (counted) instead of stopping
+    /// at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    /// What happens to a job whose runtime exceeds its estimate: `kill` it
+    /// at the estimate, or `extend` it to its full runtime.
+    #[arg(long, value_enum, default_value_t = Overrun::Kill)]
+    pub overrun: Overrun,
+    /// Bounded-slowdown threshold, seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub tau: i64,
+    /// Fraction of the first jobs left out of per-job statistics.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
+    pub warmup: f64,
+    /// Fraction of the last jobs left out of per-job statistics.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
+    pub drain: f64,
+    /// Print the comparison as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl SimulateArgs {
+    /// Defaults: the built-in workload, the default policies, no output
+    /// folder.
+    pub fn new() -> Self {
+        Self {
+            workload: None,
+            procs: None,
+            granularity: 1,
+            policies: Vec::new(),
+            out: None,
+            lenient: false,
+            overrun: Overrun::Kill,
+            tau: 10,
+            warmup: 0.0,
+            drain: 0.0,
+            json: false,
+        }
+    }
+}
+
+impl Default for SimulateArgs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `--overrun`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Overrun {
+    /// Kill the job at its estimate.
+    Kill,
+    /// Let the job run its full recorded runtime.
+    Extend,
+}
+
+/// Why `simulate` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimulateError {
+    /// The workload could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The workload file could not be hashed.
+    #[error("cannot read {path}")]
+    Hash {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// The machine size is not known.
+    #[error(
+        "the machine size is unknown: the header of {path} has neither MaxProcs nor MaxNodes; give --procs"
+    )]
+    NoMachineSize {
+        /// The workload.
+        path: PathBuf,
+    },
+    /// A processor count does not fit.
+    #[error("the machine size {0} is too large (at most {max} processors)", max = u32::MAX)]
+    MachineTooLarge(u64),
+    /// A header line could not be built.
+    #[error("cannot build the SWF header")]
+    Header(#[from] HeaderError),
+    /// A policy spec is wrong.
+    #[error("bad --policy")]
+    Spec(#[from] SpecError),
+    /// The records cannot be simulated on this machine.
+    #[error("cannot simulate this workload (use --lenient to drop such jobs and count them)")]
+    JobModel(#[from] JobModelError),
+    /// The built-in generator failed.
+    #[error("cannot generate the built-in workload: {0}")]
+    Generator(String),
+    /// A policy made an invalid decision.
+    #[error("the simulation failed")]
+    Simulation(#[from] SimError),
+    /// Metrics could not be computed.
+    #[error("bad metrics settings")]
+    Metrics(#[from] MetricsError),
+    /// An output file could not be written.
+    #[error("cannot write {path}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// schedule.swf could not be written.
+    #[error("cannot write {path}")]
+    WriteSwf {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: WriteError,
+    },
+    /// The report could not be written.
+    #[error("cannot write the report")]
+    Output(#[source] io::Error),
+}
+
+impl CommandError for SimulateError {}
+
+/// Where the workload came from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum WorkloadSource {
+    /// A file.
+    File {
+        /// Its path as given.
+        path: PathBuf,
+        /// SHA-256 of the file's bytes as stored (compressed if gzip).
+        sha256: String,
+    },
+    /// The built-in generated workload.
+    Builtin {
+        /// The generator.
+        model: String,
+        /// Jobs generated.
+        jobs: usize,
+        /// Generator seed.
+        seed: u64,
+        /// Every model parameter.
+        params: Box<LublinParams>,
+        /// SHA-256 of the generated workload written as canonical SWF.
+        sha256: String,
+    },
+}
+
+/// The built-in workload: the Lublin-Feitelson model on 128 nodes.
+pub const BUILTIN_NODES: u32 = 128;
+/// Jobs in the built-in workload.
+pub const BUILTIN_JOBS: usize = 10_000;
+/// Seed of the built-in workload.
+pub const BUILTIN_SEED: u64 = 1;
+/// Offered load of the built-in workload.
+pub const BUILTIN_LOAD: f64 = 0.7;
+/// The f of the built-in workload's f-model estimates.
+pub const BUILTIN_ESTIMATE_F: f64 = 3.0;
+
+/// A workload read or generated and normalized for one machine.
+#[derive(Debug, Clone)]
+pub struct LoadedWorkload {
+    /// Where it came from.
+    pub source: WorkloadSource,
+    /// The records and header.
+    pub workload: Workload,
+    /// What the reader counted.
+    pub read_summary: Option<ReadSummary>,
+    /// The jobs, normalized.
+    pub jobs: JobSet,
+}
+
+/// The built-in workload's generator parameters.
+pub fn builtin_params() -> LublinParams {
+    LublinParams::for_machine(BUILTIN_NODES)
+        .load(BUILTIN_LOAD)
+        .estimate(EstimateParams::f_model(BUILTIN_ESTIMATE_F))
+}
+
+/// Reads the workload file or generates the built-in one, and normalizes
+/// its jobs for the machine.
+///
+/// # Errors
+/// An unreadable or (strict) invalid file, an unknown machine size, or
+/// (strict) a job that cannot be simulated.
+pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
+    let (source, workload, read_summary) = match &args.workload {
+        Some(path) => {
+            let options = if args.lenient {
+                ReadOptions::lenient()
+            } else {
+                ReadOptions::strict()
+            };
+            let sha256 = sha256_file(path)?;
+            let workload = read_path(path, &options)?;
+            let summary = workload.summary.clone();
+            let source = WorkloadSource::File {
+                path: path.clone(),
+                sha256,
+            };
+            (source, workload, Some(summary))
+        }
+        None => {
+            let params = builtin_params();
+            let generator = LublinGenerator::new(params.clone(), BUILTIN_SEED)
+                .map_err(|e| SimulateError::Generator(e.to_string()))?;
+            let records = generator.generate(BUILTIN_JOBS);
+            let mut header = Header::new();
+            header.set("MaxNodes", BUILTIN_NODES)?;
+            header.set("MaxProcs", BUILTIN_NODES)?;
+            header.add(
+                "Note",
+                format!(
+                    "schedsim built-in workload: Lublin-Feitelson model, {BUILTIN_JOBS} jobs, \
+                     {BUILTIN_NODES} nodes, offered load {BUILTIN_LOAD}, f-model estimates \
+                     (f = {BUILTIN_ESTIMATE_F}), seed {BUILTIN_SEED}"
+                ),
+            )?;
+            let workload = Workload::new(header, records);
+            let text = workload_to_string(&workload).map_err(|source| SimulateError::WriteSwf {
+                path: PathBuf::from("<built-in workload>"),
+                source,
+            })?;
+            let source = WorkloadSource::Builtin {
+                model: "lublin-feitelson".to_owned(),
+                jobs: BUILTIN_JOBS,
+                seed: BUILTIN_SEED,
+                params: Box::new(params),
+                sha256: hex(&Sha256::digest(text.as_bytes())),
+            };
+            (source, workload, None)
+        }
+    };
+    let procs = match args.procs {
+        Some(procs) => u64::from(procs),
+        None => workload
+            .header
+            .max_procs()
+            .filter(|&p| p > 0)
+            .or(workload.header.max_nodes().filter(|&n| n > 0))
+            .ok_or_else(|| SimulateError::NoMachineSize {
+                path: args.workload.clone().unwrap_or_default(),
+            })?,
+    };
+    let procs = u32::try_from(procs).map_err(|_| SimulateError::MachineTooLarge(procs))?;
+    let model = JobModel {
+        procs,
+        granularity: args.granularity,
+        overrun: match args.overrun {
+            Overrun::Kill => OverrunRule::Kill,
+            Overrun::Extend => OverrunRule::Extend,
+        },
+        strictness: if args.lenient {
+            Strictness::Lenient
+        } else {
+            Strictness::Strict
+        },
+    };
+    let jobs = JobSet::from_records(&workload.records, &model)?;
+    Ok(LoadedWorkload {
+        source,
+        workload,
+        read_summary,
+        jobs,
+    })
+}
+
+/// One policy's run.
+#[derive(Debug, Clone)]
+pub struct PolicyRun {
+    /// The policy spec as given.
+    pub spec: PolicySpec,
+    /// The policy's canonical name.
+    pub name: String,
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Its metrics.
+    pub metrics: RunMetrics,
+    /// Wall-clock time of the simulation (not written to files).
+    pub elapsed: Duration,
+}
+
+/// The metrics settings of a simulate call.
+pub fn metrics_config(args: &SimulateArgs, procs: u32) -> MetricsConfig {
+    MetricsConfig {
+        machine_procs: procs,
+        tau: args.tau,
+        warmup: args.warmup,
+        drain: args.drain,
+    }
+}
+
+/// The jobs as they ran, for the metrics crate.
+pub fn completed_jobs(jobs: &JobSet, schedule: &Schedule) -> Vec<CompletedJob> {
+    jobs.jobs()
+        .iter()
+        .enumerate()
+        .map(|(index, job)| {
+            let id = JobId(index as u32);
+            CompletedJob {
+                submit: job.submit,
+                start: schedule.start(id),
+                finish: schedule.end(id),
+                procs: job.size,
+            }
+        })
+        .collect()
+}
+
+/// Simulates one policy on the loaded jobs and computes its metrics.
+///
+/// # Errors
+/// A bad spec, an invalid decision by the policy, or bad metric settings.
+pub fn run_policy(
+    jobs: &JobSet,
+    spec: &PolicySpec,
+    config: &MetricsConfig,
+) -> Result<PolicyRun, SimulateError> {
+    let mut policy = build_policy(spec)?;
+    let started = Instant::now();
+    let schedule = run_simulation(jobs, &mut policy)?;
+    let elapsed = started.elapsed();
+    let metrics = summarize(&completed_jobs(jobs, &schedule), config)?;
+    Ok(PolicyRun {
+        spec: spec.clone(),
+        name: policy.name().to_owned(),
+        schedule,
+        metrics,
+        elapsed,
+    })
+}
+
+/// What `simulate` did.
+#[derive(Debug, Clone)]
+pub struct SimulateOutcome {
+    /// The workload.
+    pub loaded: LoadedWorkload,
+    /// One run per policy, in the order given.
+    pub runs: Vec<PolicyRun>,
+}
+
+/// Runs `schedsim simulate`: loads the workload, runs every policy (in
+/// parallel threads; results do not depend on it), writes the output
+/// folders if asked, and prints the comparison to `out`.
+///
+/// # Errors
+/// See [`SimulateError`].
+pub fn simulate(
+    args: &SimulateArgs,
+    out: &mut dyn Write,
+) -> Result<SimulateOutcome, SimulateError> {
+    let names: Vec<&str> = if args.policies.is_empty() {
+        DEFAULT_POLICIES.to_vec()
+    } else {
+        args.policies.iter().map(String::as_str).collect()
+    };
+    let specs = names
+        .iter()
+        .map(|name| name.parse::<PolicySpec>())
+        .collect::<Result<Vec<_>, _>>()?;
+    // Fail on a bad spec before reading a large workload.
+    for spec in &specs {
+        build_policy(spec)?;
+    }
+    let loaded = load_workload(args)?;
+    let config = metrics_config(args, loaded.jobs.model().procs);
+    let runs = std::thread::scope(|scope| {
+        let handles: Vec<_> = specs
+            .iter()
+            .map(|spec| scope.spawn(|| run_policy(&loaded.jobs, spec, &config)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    if let Some(dir) = &args.out {
+        for run in &runs {
+            write_run(&dir.join(run.spec.dir_name()), args, &loaded, run)?;
+        }
+    }
+    report(args, &loaded, &runs, out).map_err(SimulateError::Output)?;
+    Ok(SimulateOutcome { loaded, runs })
+}
+
+/// Everything `summary.json` holds.
+#[derive(Debug, Serialize)]
+struct RunSummary<'a> {
+    tool: &'static str,
+    version: &'static str,
+    policy: String,
+    policy_name: &'a str,
+    workload: &'a WorkloadSource,
+    machine: Machine,
+    job_model: JobModelSummary,
+    metrics_config: &'a MetricsConfig,
+    normalization: &'a Normalization,
+    read: Option<ReadCounts>,
+    metrics: &'a RunMetrics,
+}
+
+#[derive(Debug, Serialize)]
+struct Machine {
+    procs: u32,
+    granularity: u32,
+}
+
+#[derive(Debug, Serialize)]
+struct JobModelSummary {
+    overrun: Overrun,
+    lenient: bool,
+}
+
+/// The reader's counts, without its examples.
+#[derive(Debug, Serialize)]
+struct ReadCounts {
+    lines: u64,
+    records: u64,
+    blank_lines: u64,
+    skipped_lines: u64,
+    rounded_values: u64,
+}
+
+/// Writes jobs.csv, schedule.swf and summary.json of one run into `dir`.
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn write_run(
+    dir: &Path,
+    args: &SimulateArgs,
+    loaded: &LoadedWorkload,
+    run: &PolicyRun,
+) -> Result<(), SimulateError> {
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SimulateError::Write { path, source }
+    };
+    fs::create_dir_all(dir).map_err(write_error(dir))?;
+    let config = metrics_config(args, loaded.jobs.model().procs);
+
+    let path = dir.join("jobs.csv");
+    fs::write(&path, jobs_csv(loaded, &run.schedule, config.tau)).map_err(write_error(&path))?;
+
+    let path = dir.join("schedule.swf");
+    let schedule = simulated_workload(loaded, run)?;
+    let file = fs::File::create(&path).map_err(write_error(&path))?;
+    write_workload(&schedule, io::BufWriter::new(file))
+        .and_then(|mut writer| writer.flush().map_err(WriteError::from))
+        .map_err(|source| SimulateError::WriteSwf {
+            path: path.clone(),
+            source,
+        })?;
+
+    let path = dir.join("summary.json");
+    let summary = RunSummary {
+        tool: "schedsim",
+        version: env!("CARGO_PKG_VERSION"),
+        policy: run.spec.to_string(),
+        policy_name: &run.name,
+        workload: &loaded.source,
+        machine: Machine {
+            procs: loaded.jobs.model().procs,
+            granularity: loaded.jobs.model().granularity,
+        },
+        job_model: JobModelSummary {
+            overrun: args.overrun,
+            lenient: args.lenient,
+        },
+        metrics_config: &config,
+        normalization: loaded.jobs.normalization(),
+        read: loaded.read_summary.as_ref().map(|s| ReadCounts {
+            lines: s.lines,
+            records: s.records,
+            blank_lines: s.blank_lines,
+            skipped_lines: s.skipped_lines,
+            rounded_values: s.rounded.iter().sum(),
+        }),
+        metrics: &run.metrics,
+    };
+    let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    json.push('\n');
+    fs::write(&path, json).map_err(write_error(&path))?;
+    Ok(())
+}
+
+/// jobs.csv in Batsim's layout (see the module docs).
+pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> String {
+    let mut csv = String::from(
+        "job_id,submission_time,requested_number_of_resources,requested_time,success,\
+         starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,\
+         allocated_resources,bounded_slowdown\n",
+    );
+    for (index, job) in loaded.jobs.jobs().iter().enumerate() {
+        let id = JobId(index as u32);
+        let (start, finish) = (schedule.start(id), schedule.end(id));
+        let metrics = job_metrics(
+            &CompletedJob {
+                submit: job.submit,
+                start,
+                finish,
+                procs: job.size,
+            },
+            tau,
+        );
+        let record = &loaded.workload.records[job.record_index as usize];
+        let killed = record
+            .run_time
+            .is_some_and(|recorded| i64::try_from(recorded).map_or(true, |r| r > job.runtime));
+        let allocation = schedule
+            .allocation(id)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            job.number,
+            job.submit,
+            job.requested_size,
+            job.estimate,
+            u8::from(!killed),
+            start,
+            finish - start,
+            finish,
+            metrics.wait,
+            metrics.response,
+            metrics.slowdown,
+            allocation,
+            metrics.bounded_slowdown,
+        );
+    }
+    csv
+}
+
+/// The input records with the simulated wait, run time and allocation.
+fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Workload, HeaderError> {
+    let records = &loaded.workload.records;
+    let mut job_of_record: Vec<Option<JobId>> = vec![None; records.len()];
+    for (index, job) in loaded.jobs.jobs().iter().enumerate() {
+        job_of_record[job.record_index as usize] = Some(JobId(index as u32));
+    }
+    let mut out = Vec::with_capacity(records.len());
+    for (record, job) in records.iter().zip(&job_of_record) {
+        match job {
+            &Some(id) => {
+                let job = loaded.jobs.job(id);
+                let (start, end) = (run.schedule.start(id), run.schedule.end(id));
+                let as_field = |value: i64| u64::try_from(value).ok();
+                out.push(Record {
+                    wait_time: as_field(start - job.submit),
+                    run_time: as_field(end - start),
+                    allocated_processors: Some(u64::from(job.size)),
+                    ..record.clone()
+                });
+            }
+            None if record.is_command() => out.push(record.clone()),
+            None => {}
+        }
+    }
+    let mut header = loaded.workload.header.clone();
+    let dropped = loaded.jobs.normalization().dropped_total();
+    header.push_text(&format!(
+        "schedsim {}: simulated with policy {} on {} processors (granularity {}); \
+         fields 3, 4 and 5 are as simulated; {dropped} jobs that could not be simulated are left out",
+        env!("CARGO_PKG_VERSION"),
+        run.name,
+        loaded.jobs.model().procs,
+        loaded.jobs.model().granularity,
+    ))?;
+    Ok(Workload::new(header, out))
+}
+
+/// The comparison of the runs, as a table or JSON.
+fn report(
+    args: &SimulateArgs,
+    loaded: &LoadedWorkload,
+    runs: &[PolicyRun],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if args.json {
+        #[derive(Serialize)]
+        struct Row<'a> {
+            policy: String,
+            metrics: &'a RunMetrics,
+        }
+        let rows: Vec<Row<'_>> = runs
+            .iter()
+            .map(|run| Row {
+                policy: run.spec.to_string(),
+                metrics: &run.metrics,
+            })
+            .collect();
+        let json = serde_json::to_string_pretty(&rows).map_err(io::Error::other)?;
+        return writeln!(out, "{json}");
+    }
+    let model = loaded.jobs.model();
+    match &loaded.source {
+        WorkloadSource::File { path, .. } => writeln!(out, "workload: {}", path.display())?,
+        WorkloadSource::Builtin { jobs, seed, .. } => writeln!(
+            out,
+            "workload: built-in Lublin-Feitelson model ({jobs} jobs, {BUILTIN_NODES} nodes, \
+             offered load {BUILTIN_LOAD}, f-model estimates with f = {BUILTIN_ESTIMATE_F}, \
+             seed {seed}); give --workload FILE for your own"
+        )?,
+    }
+    let n = loaded.jobs.normalization();
+    writeln!(
+        out,
+        "machine: {} processors (granularity {}); {} jobs simulated, {} dropped, {} estimates from runtime, {} killed at estimate",
+        model.procs,
+        model.granularity,
+        n.jobs,
+        n.dropped_total(),
+        n.estimate_from_runtime,
+        n.killed_at_estimate,
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<28} {:>6} {:>10} {:>10} {:>9} {:>9} {:>10} {:>7} {:>8}",
+        "policy", "util", "mean wait", "p95 wait", "mean bsld", "max bsld", "AWRT", "queue", "time"
+    )?;
+    for run in runs {
+        let m = &run.metrics;
+        let mean = |s: Option<schedsim_metrics::Summary>| s.map_or(0.0, |s| s.mean);
+        writeln!(
+            out,
+            "{:<28} {:>6.3} {:>10.0} {:>10.0} {:>9.2} {:>9.1} {:>10.0} {:>7.1} {:>7.3}s",
+            run.spec.to_string(),
+            m.utilization,
+            mean(m.wait),
+            m.wait.map_or(0.0, |s| s.p95),
+            mean(m.bounded_slowdown),
+            m.bounded_slowdown.map_or(0.0, |s| s.max),
+            m.awrt.unwrap_or(0.0),
+            m.queue_length.mean,
+            run.elapsed.as_secs_f64(),
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "util = utilization; waits in seconds; bsld = bounded slowdown (tau {} s); AWRT = \
+         response weighted by size x runtime; queue = time-weighted mean queue length",
+        args.tau
+    )?;
+    if let Some(dir) = &args.out {
+        writeln!(out, "results written to {}/POLICY/", dir.display())?;
+    }
+    Ok(())
+}
+
+fn sha256_file(path: &Path) -> Result<String, SimulateError> {
+    let mut file = fs::File::open(path).map_err(|source| SimulateError::Hash {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 1 << 16];
+    loop {
+        let read =
+            io::Read::read(&mut file, &mut buffer).map_err(|source| SimulateError::Hash {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// Writes the policy catalogue (`schedsim policies`).
+///
+/// # Errors
+/// The output cannot be written.
+pub fn list_policies(out: &mut dyn Write) -> Result<(), SimulateError> {
+    let mut text = String::new();
+    for info in schedsim_policies::POLICIES {
+        let _ = writeln!(text, "{:<14} {}", info.name, info.summary);
+        for (option, meaning) in info.options {
+            let _ = writeln!(text, "{:<14}   {option}: {meaning}", "");
+        }
+    }
+    let _ = writeln!(
+        text,
+        "\nA policy is named NAME[:key=value,...], e.g. --policy easy:order=sjf."
+    );
+    out.write_all(text.as_bytes())
+        .map_err(SimulateError::Output)
+}

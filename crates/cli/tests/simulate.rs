@@ -1,0 +1,193 @@
+//! `schedsim simulate` end to end: outputs, hand-computed schedules,
+//! determinism, and errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedsim-sim-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(args)
+        .output()
+        .expect("run schedsim")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// Four processors. Job 1 takes 2 of them for 100 s; job 2 needs all 4;
+/// job 3 needs 2 for 50 s (estimate 60) and arrives after job 2.
+///
+/// FCFS: job 2 starts at 100 when job 1 ends, job 3 after it at 200.
+/// EASY: job 2's shadow time is 100; job 3 ends by 10 + 60 = 70 <= 100, so
+/// it backfills at 10 and ends at 60.
+const WORKLOAD: &str = "\
+; MaxProcs: 4
+1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
+2 5 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1
+3 10 -1 50 2 -1 -1 2 60 -1 1 1 1 -1 1 -1 -1 -1
+";
+
+#[test]
+fn writes_jobs_csv_schedule_and_summary_per_policy() {
+    let dir = temp_dir("outputs");
+    let workload = dir.join("tiny.swf");
+    std::fs::write(&workload, WORKLOAD).unwrap();
+    let out = dir.join("out");
+    let o = run(&[
+        "simulate",
+        "-w",
+        s(&workload),
+        "-p",
+        "fcfs",
+        "-p",
+        "easy",
+        "-o",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report = text(&o.stdout);
+    assert!(
+        report.contains("fcfs") && report.contains("easy"),
+        "{report}"
+    );
+
+    let easy = std::fs::read_to_string(out.join("easy/jobs.csv")).unwrap();
+    let rows: Vec<&str> = easy.lines().collect();
+    assert_eq!(
+        rows[0],
+        "job_id,submission_time,requested_number_of_resources,requested_time,success,\
+         starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,\
+         allocated_resources,bounded_slowdown"
+    );
+    // Job 1: 0..100 on 0-1. Job 2: waits 95 s, 100..200 on 0-3, turnaround
+    // 195, stretch 1.95, bounded slowdown 195 / max(100, 10) = 1.95.
+    // Job 3: backfilled at 10 on 2-3, 10..60, no wait.
+    assert_eq!(rows[1], "1,0,2,100,1,0,100,100,0,100,1,0-1,1");
+    assert_eq!(rows[2], "2,5,4,100,1,100,100,200,95,195,1.95,0-3,1.95");
+    assert_eq!(rows[3], "3,10,2,60,1,10,50,60,0,50,1,2-3,1");
+
+    let fcfs = std::fs::read_to_string(out.join("fcfs/jobs.csv")).unwrap();
+    // FCFS: job 3 waits until job 2 ends at 200: wait 190, turnaround 240,
+    // bounded slowdown 240 / max(50, 10) = 4.8.
+    assert!(
+        fcfs.lines()
+            .any(|l| l == "3,10,2,60,1,200,50,250,190,240,4.8,0-1,4.8"),
+        "{fcfs}"
+    );
+
+    let schedule = std::fs::read_to_string(out.join("easy/schedule.swf")).unwrap();
+    // Fields 3 (wait) and 4 (run time) as simulated; the header is kept.
+    assert!(schedule.starts_with("; MaxProcs: 4\n"), "{schedule}");
+    assert!(
+        schedule.contains("\n2 5 95 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"),
+        "{schedule}"
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("easy/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["policy"], "easy");
+    assert_eq!(summary["machine"]["procs"], 4);
+    assert_eq!(summary["normalization"]["jobs"], 3);
+    assert_eq!(summary["workload"]["kind"], "file");
+    assert_eq!(summary["workload"]["sha256"].as_str().unwrap().len(), 64);
+    // Mean wait (0 + 95 + 0) / 3.
+    let mean_wait = summary["metrics"]["wait"]["mean"].as_f64().unwrap();
+    assert!((mean_wait - 95.0 / 3.0).abs() < 1e-9);
+    // Utilization: (2*100 + 4*100 + 2*50) / (makespan 200 * 4) = 700 / 800.
+    assert_eq!(summary["metrics"]["utilization"], 0.875);
+}
+
+#[test]
+fn two_runs_write_identical_files() {
+    let dir = temp_dir("determinism");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for out in [&a, &b] {
+        let o = run(&[
+            "simulate",
+            "-p",
+            "easy",
+            "-p",
+            "conservative:order=sjf",
+            "-o",
+            s(out),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    for policy in ["easy", "conservative_order=sjf"] {
+        for file in ["jobs.csv", "schedule.swf", "summary.json"] {
+            let left = std::fs::read(a.join(policy).join(file)).unwrap();
+            let right = std::fs::read(b.join(policy).join(file)).unwrap();
+            assert!(left == right, "{policy}/{file} differs between two runs");
+        }
+    }
+}
+
+#[test]
+fn the_built_in_workload_says_what_it_is() {
+    let o = run(&["simulate", "-p", "easy"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report = text(&o.stdout);
+    assert!(
+        report.contains("built-in Lublin-Feitelson model (10000 jobs, 128 nodes"),
+        "{report}"
+    );
+}
+
+#[test]
+fn errors_say_what_to_do() {
+    let dir = temp_dir("errors");
+    let no_header = dir.join("no-header.swf");
+    std::fs::write(
+        &no_header,
+        "1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let o = run(&["simulate", "-w", s(&no_header)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("neither MaxProcs nor MaxNodes; give --procs"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = run(&["simulate", "-p", "eazy"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("unknown policy `eazy`"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // A job without processors: strict stops, lenient drops and counts it.
+    let bad = dir.join("bad.swf");
+    std::fs::write(
+        &bad,
+        "; MaxProcs: 4\n1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 100 -1 -1 -1 -1 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let o = run(&["simulate", "-w", s(&bad), "-p", "easy"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("job 2 (record 2) cannot be simulated: neither requested nor allocated processors are known"), "{err}");
+    assert!(err.contains("--lenient"), "{err}");
+    let o = run(&["simulate", "-w", s(&bad), "-p", "easy", "--lenient"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("1 jobs simulated, 1 dropped"),
+        "{}",
+        text(&o.stdout)
+    );
+}
