@@ -13,6 +13,10 @@
 //! [`workload_format::Record`]s, deterministic per seed, either as a vector
 //! (`generate`) or one at a time (`records`, an iterator that writes 1M jobs
 //! without holding them in memory: a record is 312 bytes).
+//! `header` builds the matching [`workload_format::Header`]: `MaxNodes` and
+//! `MaxProcs` (the machine size), `MaxJobs`, `MaxRecords`, `MaxRuntime`, and
+//! `Note` lines naming the model, seed, arrival scale and offered load, with
+//! every parameter as JSON that deserialises back into the parameter struct.
 //!
 //! ```
 //! use lublin_model::{EstimateParams, LublinGenerator, LublinParams, offered_load};
@@ -141,6 +145,7 @@ mod cycle;
 mod dist;
 mod error;
 mod estimate;
+mod header;
 mod load;
 mod lublin;
 mod params;

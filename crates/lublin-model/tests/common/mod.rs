@@ -92,31 +92,25 @@ pub struct Job {
     pub queue: u64,
 }
 
-/// Reads fields 2, 4, 5 and 15 of a gzipped SWF trace.
-///
-/// Temporary: the workload-format reader is being written in parallel; until
-/// it is on main this test-only helper splits data lines on whitespace.
+/// Reads a (gzipped) SWF trace strictly with workload-format and keeps
+/// fields 2, 4, 5 and 15, which every line of the reference traces has.
 pub fn read_trace(path: &std::path::Path) -> Vec<Job> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
+    let workload = workload_format::read_path(path, &workload_format::ReadOptions::strict())
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with(';') && !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let field = |i: usize| -> u64 {
-                f.get(i - 1)
-                    .and_then(|x| x.parse().ok())
-                    .unwrap_or_else(|| panic!("{}: field {i} of {l:?}", path.display()))
+    workload
+        .records
+        .iter()
+        .map(|r| {
+            let field = |value: Option<u64>, name: &str| {
+                value.unwrap_or_else(|| {
+                    panic!("{}: job {}: no {name}", path.display(), r.job_number)
+                })
             };
             Job {
-                submit: field(2),
-                runtime: field(4),
-                size: field(5),
-                queue: field(15),
+                submit: field(r.submit_time, "submit time"),
+                runtime: field(r.run_time, "run time"),
+                size: field(r.allocated_processors, "allocated processors"),
+                queue: field(r.queue_number, "queue"),
             }
         })
         .collect()
