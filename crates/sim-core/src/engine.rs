@@ -275,6 +275,13 @@ impl<'a> Engine<'a> {
     }
 
     fn apply(&mut self, policy: &str, t: Time, decisions: &Decisions) -> Result<(), SimError> {
+        if let Some(reason) = decisions.failure() {
+            return Err(SimError::PolicyFailed {
+                policy: policy.to_owned(),
+                reason: reason.to_owned(),
+                time: t,
+            });
+        }
         for &at in decisions.wakeups() {
             if at < t {
                 return Err(SimError::WakeInPast {

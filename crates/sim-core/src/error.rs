@@ -80,6 +80,16 @@ pub enum SimError {
         /// Simulated time of the request.
         time: Time,
     },
+    /// The policy gave up (see [`Decisions::fail`](crate::Decisions::fail)).
+    #[error("policy {policy} failed at time {time}: {reason}")]
+    PolicyFailed {
+        /// The policy's name.
+        policy: String,
+        /// Its reason.
+        reason: String,
+        /// Simulated time.
+        time: Time,
+    },
     /// Jobs are waiting, nothing runs and no event is pending: the policy
     /// will never start them.
     #[error(

@@ -268,6 +268,7 @@ pub struct ViewStorage {
 pub struct Decisions {
     starts: Vec<JobId>,
     wakeups: Vec<Time>,
+    failure: Option<String>,
 }
 
 impl Decisions {
@@ -286,6 +287,21 @@ impl Decisions {
         self.wakeups.push(at);
     }
 
+    /// Give up: the policy cannot decide (e.g. its optimiser ran out of
+    /// memory). The simulation stops with [`SimError::PolicyFailed`]
+    /// carrying `reason`, rather than continuing with a silently different
+    /// policy.
+    ///
+    /// [`SimError::PolicyFailed`]: crate::SimError::PolicyFailed
+    pub fn fail(&mut self, reason: impl Into<String>) {
+        self.failure = Some(reason.into());
+    }
+
+    /// Why the policy gave up, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
     /// Jobs to start, in decision order.
     pub fn starts(&self) -> &[JobId] {
         &self.starts
@@ -300,5 +316,6 @@ impl Decisions {
     pub fn clear(&mut self) {
         self.starts.clear();
         self.wakeups.clear();
+        self.failure = None;
     }
 }

@@ -238,3 +238,22 @@ fn wakeups_call_the_policy_at_the_requested_time() {
     // 1 arrival, 2 wake-ups (both at 7), 1 end.
     assert_eq!(schedule.stats().events, 4);
 }
+
+#[test]
+fn a_policy_that_gives_up_stops_the_run_with_its_reason() {
+    struct Quitter;
+    impl Policy for Quitter {
+        fn name(&self) -> &str {
+            "quitter"
+        }
+        fn schedule(&mut self, _: &View<'_>, decisions: &mut Decisions) {
+            decisions.fail("table too large");
+        }
+    }
+    let jobs = JobSet::from_jobs(vec![job(1, 3, 1, 10, 10)], &JobModel::new(4)).unwrap();
+    let err = simulate(&jobs, &mut Quitter).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "policy quitter failed at time 3: table too large"
+    );
+}
