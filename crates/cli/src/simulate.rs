@@ -332,6 +332,7 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
         } else {
             Strictness::Strict
         },
+        max_commands_per_job: None,
     };
     let jobs = JobSet::from_records(&workload.records, &model)?;
     Ok(LoadedWorkload {
