@@ -49,5 +49,5 @@ pub use backfill::{Backfill, Depth};
 pub use error::SpecError;
 pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 pub use order::QueueOrder;
-pub use shadow::{Shadow, shadow};
+pub use shadow::{Shadow, Starts, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};
