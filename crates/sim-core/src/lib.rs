@@ -59,6 +59,13 @@
 //! Jobs come from workload records through a [`JobModel`] whose
 //! normalization rules (size, estimate, runtime beyond the estimate,
 //! invalid jobs) are documented there and counted in [`Normalization`].
+//!
+//! Beyond rigid batch jobs, the Cloud Workload Format (CWF) adds dedicated
+//! jobs, which must start at a requested time, and elastic control commands
+//! (ET/RT) that change a job's kill-by time while it waits or runs. A policy
+//! opts in through [`Policy::capabilities`]; otherwise dedicated jobs are
+//! scheduled as batch jobs and commands are ignored, both counted in
+//! [`RunStats`].
 #![warn(missing_docs)]
 
 mod engine;
