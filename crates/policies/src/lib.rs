@@ -41,14 +41,21 @@
 #![warn(missing_docs)]
 
 mod backfill;
+mod dedicated;
+mod delayed_los;
+mod elastic;
 mod error;
 mod los;
 mod order;
 mod profile;
 mod shadow;
 mod spec;
+mod spec_kumar;
 
 pub use backfill::{Backfill, Depth};
+pub use dedicated::{EasyD, LosD};
+pub use delayed_los::{DEFAULT_SKIP_THRESHOLD, DelayedLos, DelayedLosConfig, HybridLos};
+pub use elastic::Elastic;
 pub use error::SpecError;
 pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 pub use order::QueueOrder;

@@ -38,9 +38,24 @@ impl Profile {
     /// appendix A.2). `None` if they never are (the job is larger than the
     /// machine's capacity at the end of the profile).
     pub(crate) fn earliest_start(&self, size: u32, duration: Time) -> Option<Time> {
-        let mut candidate = 0;
+        self.earliest_start_from(self.now(), size, duration)
+    }
+
+    /// The earliest time at or after `from` at which `size` processors stay
+    /// free for `duration` seconds: `from` itself, or the start of a later
+    /// slot (a dedicated job's reservation, which may not start before its
+    /// requested time). `None` as for [`earliest_start`](Self::earliest_start).
+    pub(crate) fn earliest_start_from(
+        &self,
+        from: Time,
+        size: u32,
+        duration: Time,
+    ) -> Option<Time> {
+        let from = from.max(self.now());
+        let mut candidate = self.slot_at(from);
         'anchors: while candidate < self.slots.len() {
-            let (anchor, free) = self.slots[candidate];
+            let (slot_time, free) = self.slots[candidate];
+            let anchor = slot_time.max(from);
             if free < size {
                 candidate += 1;
                 continue;
@@ -58,6 +73,11 @@ impl Profile {
             return Some(anchor);
         }
         None
+    }
+
+    /// Processors free at `time` (not before the profile's start).
+    pub(crate) fn free_at(&self, time: Time) -> u32 {
+        self.slots[self.slot_at(time.max(self.now()))].1
     }
 
     /// Whether `size` processors are free over `[start, start + duration)`.
@@ -157,6 +177,31 @@ mod tests {
         assert!(!profile.fits(0, 4, 6));
         profile.release(5, 12, 6);
         assert_eq!(profile.slots(), [(0, 4), (5, 7), (8, 10)]);
+    }
+
+    #[test]
+    fn anchors_not_before_a_given_time() {
+        // 10 processors at t = 0: 4 free now, 7 from 5, 10 from 8; 6 taken
+        // over [12, 20) by a reservation.
+        let mut profile = Profile::default();
+        profile.reset(0, 4, [(5, 3), (8, 3)].into_iter());
+        profile.reserve(12, 20, 6);
+        assert_eq!(
+            profile.slots(),
+            [(0, 4), (5, 7), (8, 10), (12, 4), (20, 10)]
+        );
+        // 4 processors for 3 s from 2: free at 2 itself (4 free until 5).
+        assert_eq!(profile.earliest_start_from(2, 4, 3), Some(2));
+        // 6 processors for 3 s from 6: 7 free at 6, until 8, then 10 until
+        // 12: [6, 9) fits.
+        assert_eq!(profile.earliest_start_from(6, 6, 3), Some(6));
+        // 6 processors for 5 s from 9: [9, 14) dips to 4 at 12; the next
+        // anchor is 20.
+        assert_eq!(profile.earliest_start_from(9, 6, 5), Some(20));
+        // From before the profile's start: the same as earliest_start.
+        assert_eq!(profile.earliest_start_from(-5, 6, 3), Some(5));
+        assert_eq!(profile.free_at(13), 4);
+        assert_eq!(profile.free_at(-1), 4);
     }
 
     #[test]

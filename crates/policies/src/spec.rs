@@ -93,7 +93,7 @@ const ORDER_OPTION: (&str, &str) = (
     "queue order: fcfs (default), sjf (shortest estimate), ljf (largest), saf (smallest size x estimate)",
 );
 
-const LOS_OPTIONS: &[(&str, &str)] = &[
+pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     (
         "merit",
         "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown",
@@ -146,6 +146,58 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "LOS with Basic_DP: only jobs that end by the head's shadow time are packed",
         options: LOS_OPTIONS,
     },
+    // The twelve algorithms of Kumar et al.'s Table III (with easy and los
+    // above); built by `crate::spec_kumar`.
+    PolicyInfo {
+        name: "easy-e",
+        summary: "EASY-E: EASY with the ECC processor (elastic commands change estimates and ends)",
+        options: &[],
+    },
+    PolicyInfo {
+        name: "easy-d",
+        summary: "EASY-D: EASY backfilling around reservations held for dedicated jobs",
+        options: &[],
+    },
+    PolicyInfo {
+        name: "easy-de",
+        summary: "EASY-DE: EASY-D with the ECC processor",
+        options: &[],
+    },
+    PolicyInfo {
+        name: "los-e",
+        summary: "LOS-E: LOS with the ECC processor",
+        options: LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "los-d",
+        summary: "LOS-D: LOS packing batch jobs around reservations held for dedicated jobs",
+        options: LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "los-de",
+        summary: "LOS-DE: LOS-D with the ECC processor",
+        options: LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "delayed-los",
+        summary: "Delayed-LOS: LOS that may skip a fitting head up to cs times to pack better (Kumar et al.)",
+        options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "delayed-los-e",
+        summary: "Delayed-LOS-E: Delayed-LOS with the ECC processor",
+        options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "hybrid-los",
+        summary: "Hybrid-LOS: Delayed-LOS with dedicated jobs started at their requested time (Kumar et al.)",
+        options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "hybrid-los-e",
+        summary: "Hybrid-LOS-E: Hybrid-LOS with the ECC processor",
+        options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
+    },
 ];
 
 /// Builds the policy a spec names.
@@ -165,6 +217,9 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
         });
     };
     let options = Options::new(spec, info)?;
+    if let Some(policy) = crate::spec_kumar::build(spec, &options)? {
+        return Ok(policy);
+    }
     if let Some(variant) = match spec.name.as_str() {
         "los" => Some(LosVariant::Reservation),
         "los-basic" => Some(LosVariant::Basic),
@@ -199,7 +254,10 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
     Ok(Box::new(Backfill::new(order, depth)))
 }
 
-fn los_config(variant: LosVariant, options: &Options<'_>) -> Result<LosConfig, SpecError> {
+pub(crate) fn los_config(
+    variant: LosVariant,
+    options: &Options<'_>,
+) -> Result<LosConfig, SpecError> {
     let mut config = LosConfig {
         variant,
         ..LosConfig::default()
@@ -223,7 +281,7 @@ fn los_config(variant: LosVariant, options: &Options<'_>) -> Result<LosConfig, S
 }
 
 /// A spec's options, checked against what the policy accepts.
-struct Options<'a> {
+pub(crate) struct Options<'a> {
     spec: &'a PolicySpec,
 }
 
@@ -246,7 +304,7 @@ impl<'a> Options<'a> {
         Ok(Self { spec })
     }
 
-    fn get(&self, key: &str) -> Option<&'a str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
         self.spec
             .options
             .iter()
@@ -254,7 +312,7 @@ impl<'a> Options<'a> {
             .map(|(_, v)| v.as_str())
     }
 
-    fn bad_value(&self, option: &str, value: &str, expected: &str) -> SpecError {
+    pub(crate) fn bad_value(&self, option: &str, value: &str, expected: &str) -> SpecError {
         SpecError::BadValue {
             policy: self.spec.name.clone(),
             option: option.to_owned(),
@@ -300,7 +358,9 @@ mod tests {
     fn errors_name_what_is_wrong() {
         assert_eq!(
             build("eazy").unwrap_err(),
-            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic)"
+            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic, \
+             easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
+             hybrid-los, hybrid-los-e)"
         );
         assert_eq!(
             build("easy:depth=2").unwrap_err(),
