@@ -29,6 +29,7 @@
 mod convert;
 mod jsonl;
 mod simulate;
+mod simulate_split;
 mod stats;
 mod validate;
 

@@ -17,7 +17,10 @@
 //!   says how many); CWF command lines are kept.
 //! - `summary.json`: the run metrics, the normalization counts, the full
 //!   configuration, the tool version and the input's SHA-256. It holds no
-//!   timing, so two runs write byte-identical files.
+//!   timing, so two runs write byte-identical files. For a workload with
+//!   dedicated jobs (CWF requested start times) it adds `split`: the batch
+//!   and the dedicated jobs' metrics apart and the dedicated jobs' delays
+//!   (see `schedsim_metrics::summarize_split`).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -27,7 +30,8 @@ use std::time::{Duration, Instant};
 
 use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
 use schedsim_metrics::{
-    CompletedJob, MetricsConfig, MetricsError, RunMetrics, job_metrics, summarize,
+    CompletedJob, MetricsConfig, MetricsError, RunMetrics, SplitMetrics, job_metrics, summarize,
+    summarize_split,
 };
 use schedsim_policies::{PolicySpec, SpecError, build_policy};
 use schedsim_sim_core::{
@@ -354,6 +358,8 @@ pub struct PolicyRun {
     pub schedule: Schedule,
     /// Its metrics.
     pub metrics: RunMetrics,
+    /// Batch and dedicated jobs apart, if the workload has dedicated jobs.
+    pub split: Option<SplitMetrics>,
     /// Wall-clock time of the simulation (not written to files).
     pub elapsed: Duration,
 }
@@ -398,12 +404,20 @@ pub fn run_policy(
     let started = Instant::now();
     let schedule = run_simulation(jobs, &mut policy)?;
     let elapsed = started.elapsed();
-    let metrics = summarize(&completed_jobs(jobs, &schedule), config)?;
+    let completed = completed_jobs(jobs, &schedule);
+    let metrics = summarize(&completed, config)?;
+    let split = if jobs.normalization().dedicated > 0 {
+        let requested: Vec<Option<i64>> = jobs.jobs().iter().map(|j| j.requested_start).collect();
+        Some(summarize_split(&completed, &requested, config)?)
+    } else {
+        None
+    };
     Ok(PolicyRun {
         spec: spec.clone(),
         name: policy.name().to_owned(),
         schedule,
         metrics,
+        split,
         elapsed,
     })
 }
@@ -479,6 +493,11 @@ struct RunSummary<'a> {
     normalization: &'a Normalization,
     read: Option<ReadCounts>,
     metrics: &'a RunMetrics,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    split: Option<&'a SplitMetrics>,
+    /// What the simulator counted (commands applied or ignored, dedicated
+    /// jobs run as batch jobs, ...).
+    run_stats: &'a schedsim_sim_core::RunStats,
 }
 
 #[derive(Debug, Serialize)]
@@ -558,6 +577,8 @@ pub fn write_run(
             rounded_values: s.rounded.iter().sum(),
         }),
         metrics: &run.metrics,
+        split: run.split.as_ref(),
+        run_stats: run.schedule.stats(),
     };
     let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
         path: path.clone(),
@@ -668,12 +689,15 @@ fn report(
         struct Row<'a> {
             policy: String,
             metrics: &'a RunMetrics,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            split: Option<&'a SplitMetrics>,
         }
         let rows: Vec<Row<'_>> = runs
             .iter()
             .map(|run| Row {
                 policy: run.spec.to_string(),
                 metrics: &run.metrics,
+                split: run.split.as_ref(),
             })
             .collect();
         let json = serde_json::to_string_pretty(&rows).map_err(io::Error::other)?;
@@ -709,30 +733,42 @@ fn report(
         .max("policy".len());
     writeln!(
         out,
-        "{:<width$} {:>6} {:>10} {:>10} {:>9} {:>9} {:>10} {:>7} {:>8}",
-        "policy", "util", "mean wait", "p95 wait", "mean bsld", "max bsld", "AWRT", "queue", "time"
+        "{:<width$} {:>6} {:>10} {:>10} {:>9} {:>9} {:>7} {:>10} {:>7} {:>8}",
+        "policy",
+        "util",
+        "mean wait",
+        "p95 wait",
+        "mean bsld",
+        "max bsld",
+        "msld",
+        "AWRT",
+        "queue",
+        "time"
     )?;
     for run in runs {
         let m = &run.metrics;
         let mean = |s: Option<schedsim_metrics::Summary>| s.map_or(0.0, |s| s.mean);
         writeln!(
             out,
-            "{:<width$} {:>6.3} {:>10.0} {:>10.0} {:>9.2} {:>9.1} {:>10.0} {:>7.1} {:>7.3}s",
+            "{:<width$} {:>6.3} {:>10.0} {:>10.0} {:>9.2} {:>9.1} {:>7.2} {:>10.0} {:>7.1} {:>7.3}s",
             run.spec.to_string(),
             m.utilization,
             mean(m.wait),
             m.wait.map_or(0.0, |s| s.p95),
             mean(m.bounded_slowdown),
             m.bounded_slowdown.map_or(0.0, |s| s.max),
+            m.mean_based_slowdown.unwrap_or(0.0),
             m.awrt.unwrap_or(0.0),
             m.queue_length.mean,
             run.elapsed.as_secs_f64(),
         )?;
     }
+    crate::simulate_split::report_split(runs, width, out)?;
     writeln!(out)?;
     writeln!(
         out,
-        "util = utilization; waits in seconds; bsld = bounded slowdown (tau {} s); AWRT = \
+        "util = utilization; waits in seconds; bsld = bounded slowdown (tau {} s); msld = \
+         (mean wait + mean runtime) / mean runtime, the slowdown of Kumar et al.; AWRT = \
          response weighted by size x runtime; queue = time-weighted mean queue length",
         args.tau
     )?;

@@ -46,7 +46,12 @@
 //!   sorted values is the value of rank ceil(p x n); the median is the 50th
 //!   percentile;
 //! - mean-based slowdown = (mean wait + mean runtime) / mean runtime, the
-//!   definition of Kumar et al. (Delayed-LOS paper), reported next to ours.
+//!   definition of Kumar et al. (Delayed-LOS paper), reported next to ours;
+//! - for workloads with dedicated jobs (a requested start time, CWF field
+//!   19): the delay of a dedicated job = max(0, start - requested start),
+//!   summarized by [`summarize_split`] as its mean, its maximum and the
+//!   number of jobs delayed, next to the metrics of the batch and the
+//!   dedicated jobs apart.
 //!
 //! Warm-up and drain: [`MetricsConfig::warmup`] and
 //! [`MetricsConfig::drain`] exclude the first and last fractions of jobs (in
@@ -56,9 +61,11 @@
 #![warn(missing_docs)]
 
 mod compare;
+mod dedicated;
 mod summary;
 
 pub use compare::{CompareConfig, Comparison, Differential, compare};
+pub use dedicated::{DedicatedDelay, SplitMetrics, summarize_split};
 pub use summary::{
     ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength, RunMetrics,
     RuntimeClass, SizeClass, Summary, job_metrics, summarize,

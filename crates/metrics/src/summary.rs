@@ -84,6 +84,15 @@ pub enum MetricsError {
         /// The batch count asked for.
         batches: u32,
     },
+    /// The jobs and their requested starts ([`crate::summarize_split`])
+    /// differ in number.
+    #[error("{jobs} jobs but {requested_starts} requested start times")]
+    LengthMismatch {
+        /// Jobs given.
+        jobs: usize,
+        /// Requested starts given.
+        requested_starts: usize,
+    },
     /// A job starts before it is submitted or finishes before it starts.
     #[error("job {index} has inconsistent times: submit {submit}, start {start}, finish {finish}")]
     InconsistentJob {
