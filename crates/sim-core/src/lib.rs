@@ -65,12 +65,14 @@ mod engine;
 mod error;
 mod fit_index;
 mod job;
+mod load;
 mod machine;
 mod policy;
 
 pub use engine::{EventKind, RunStats, Schedule, simulate};
 pub use error::{JobModelError, SimError};
 pub use job::{Job, JobId, JobModel, JobSet, Normalization, OverrunRule, Rejection, Strictness};
+pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
 pub use policy::{Decisions, Policy, RunningJob, View, ViewStorage};
 
