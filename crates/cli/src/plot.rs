@@ -227,7 +227,12 @@ pub fn utilization_series(jobs: &[CompletedJob], procs: u32) -> Vec<(f64, f64)> 
     let mut changes: Vec<(i64, i64)> = jobs
         .iter()
         .filter(|j| j.finish > j.start)
-        .flat_map(|j| [(j.start, i64::from(j.procs)), (j.finish, -i64::from(j.procs))])
+        .flat_map(|j| {
+            [
+                (j.start, i64::from(j.procs)),
+                (j.finish, -i64::from(j.procs)),
+            ]
+        })
         .collect();
     let Some(from) = jobs.iter().map(|j| j.submit).min() else {
         return Vec::new();
@@ -393,7 +398,11 @@ pub fn gantt(
     ];
     let (labels, class_of): ([&str; 3], Box<dyn Fn(usize) -> usize>) = match color {
         GanttColor::Order => (
-            ["started in arrival order", "started ahead of an earlier job", ""],
+            [
+                "started in arrival order",
+                "started ahead of an earlier job",
+                "",
+            ],
             Box::new(|i| usize::from(out_of_order[i])),
         ),
         GanttColor::Runtime => (
@@ -417,11 +426,7 @@ pub fn gantt(
         root.fill(&WHITE).map_err(|e| fail(&e))?;
         let mut plot = ChartBuilder::on(&root)
             .caption(
-                format!(
-                    "{}: {} jobs in [{from}, {to}] s",
-                    run.policy(),
-                    shown.len()
-                ),
+                format!("{}: {} jobs in [{from}, {to}] s", run.policy(), shown.len()),
                 ("sans-serif", 20),
             )
             .margin(12)
@@ -593,7 +598,10 @@ mod tests {
         // 4000 s: buckets of 2 s; 2 busy on [0, 3), idle after: bucket 0 is
         // 0.5, bucket 1 averages (2 * 1 + 0 * 1) / 2 / 4 = 0.25.
         let series = utilization_series(&[job(0, 0, 3, 2), job(3999, 4000, 4000, 1)], 4);
-        assert_eq!((series[0], series[1], series[2]), ((0.0, 0.5), (2.0, 0.25), (4.0, 0.0)));
+        assert_eq!(
+            (series[0], series[1], series[2]),
+            ((0.0, 0.5), (2.0, 0.25), (4.0, 0.0))
+        );
     }
 
     #[test]
@@ -613,7 +621,12 @@ mod tests {
     #[test]
     fn wait_cdf_by_hand() {
         // Waits 0, 0, 5, 9: 2 of 4 wait at most 0 s, 3 at most 5, 4 at most 9.
-        let jobs = [job(0, 0, 1, 1), job(0, 0, 1, 1), job(0, 5, 6, 1), job(0, 9, 10, 1)];
+        let jobs = [
+            job(0, 0, 1, 1),
+            job(0, 0, 1, 1),
+            job(0, 5, 6, 1),
+            job(0, 9, 10, 1),
+        ];
         assert_eq!(wait_cdf(&jobs), [(1.0, 0.5), (6.0, 0.75), (10.0, 1.0)]);
     }
 }

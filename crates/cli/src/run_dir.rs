@@ -87,12 +87,11 @@ impl RunDir {
             fs::read_to_string(&path).map_err(|source| RunDirError::Io { path, source })
         };
         let summary_path = dir.join("summary.json");
-        let summary = serde_json::from_str(&read("summary.json")?).map_err(|source| {
-            RunDirError::Json {
+        let summary =
+            serde_json::from_str(&read("summary.json")?).map_err(|source| RunDirError::Json {
                 path: summary_path,
                 source,
-            }
-        })?;
+            })?;
         let jobs = parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"))?;
         Ok(Self {
             dir: dir.to_path_buf(),
@@ -133,13 +132,14 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
     let mut at = [0usize; COLUMNS.len()];
     for (slot, column) in at.iter_mut().zip(COLUMNS) {
-        *slot = header
-            .iter()
-            .position(|h| *h == column)
-            .ok_or_else(|| RunDirError::MissingColumn {
-                path: path.to_path_buf(),
-                column,
-            })?;
+        *slot =
+            header
+                .iter()
+                .position(|h| *h == column)
+                .ok_or_else(|| RunDirError::MissingColumn {
+                    path: path.to_path_buf(),
+                    column,
+                })?;
     }
     let mut jobs = Vec::new();
     for (index, line) in lines.enumerate() {
@@ -154,7 +154,11 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
             value: value.to_owned(),
         };
         let field = |column: usize| fields.get(at[column]).copied().unwrap_or("");
-        let int = |column: usize| field(column).parse::<i64>().map_err(|_| bad(column, field(column)));
+        let int = |column: usize| {
+            field(column)
+                .parse::<i64>()
+                .map_err(|_| bad(column, field(column)))
+        };
         let number = field(0).parse::<u64>().map_err(|_| bad(0, field(0)))?;
         let allocation = parse_allocation(field(5)).ok_or_else(|| bad(5, field(5)))?;
         let procs: u64 = allocation
@@ -201,12 +205,22 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
 ";
         let jobs = parse_jobs_csv(text, Path::new("jobs.csv")).unwrap();
         // 0-1 is two processors, 4 is one: 3.
-        assert_eq!(jobs[0].job, CompletedJob { submit: 5, start: 10, finish: 100, procs: 3 });
+        assert_eq!(
+            jobs[0].job,
+            CompletedJob {
+                submit: 5,
+                start: 10,
+                finish: 100,
+                procs: 3
+            }
+        );
         assert_eq!(jobs[0].allocation, [(0, 1), (4, 4)]);
         assert_eq!((jobs[1].number, jobs[1].job.procs), (8, 0));
         let bad = text.replace("0-1 4", "1-0");
         assert_eq!(
-            parse_jobs_csv(&bad, Path::new("jobs.csv")).unwrap_err().to_string(),
+            parse_jobs_csv(&bad, Path::new("jobs.csv"))
+                .unwrap_err()
+                .to_string(),
             "jobs.csv:2: column `allocated_resources`: cannot read `1-0`"
         );
     }
