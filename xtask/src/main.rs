@@ -1,25 +1,41 @@
-//! `cargo xtask`: project automation for schedsim (rust-analyzer's xtask
-//! pattern: a plain Rust binary behind a cargo alias, one module per task).
+//! Project automation for schedsim, run as `cargo xtask <task>` (the alias
+//! lives in .cargo/config.toml). rust-analyzer's xtask pattern: a plain Rust
+//! binary behind a cargo alias, one module per task.
 //!
 //! Tasks:
+//! - `bench`: the performance targets (see the `bench` module);
 //! - `sweep SPEC`: experiment sweeps (see the `sweep` module).
-
-mod sweep;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Project automation for schedsim.
+mod bench;
+mod sweep;
+
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", version, about)]
-struct Cli {
+#[command(name = "cargo xtask", about = "schedsim project automation")]
+struct Xtask {
     #[command(subcommand)]
     task: Task,
 }
 
 #[derive(Debug, Subcommand)]
 enum Task {
+    /// Measure the issues' performance targets on the real traces
+    /// (SCHEDSIM_TRACES) and print a table (`cargo xtask` builds in release
+    /// mode).
+    Bench {
+        /// Runs per case.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+    },
+    /// One benchmark case in this process (used by `bench`).
+    #[command(hide = true)]
+    BenchCase {
+        /// Index into the case list.
+        index: usize,
+    },
     /// Run a sweep of workloads x loads x seeds x policies from a TOML spec
     /// in parallel (resumable); --merge draws the CSV files and figures,
     /// --shard/--slurm split it over processes or a Slurm job array.
@@ -27,9 +43,14 @@ enum Task {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match &cli.task {
-        Task::Sweep(args) => sweep::sweep(args),
+    let result = match Xtask::parse().task {
+        Task::Bench { repeat } => bench::run(repeat).map(|met| {
+            if !met {
+                eprintln!("some targets were missed");
+            }
+        }),
+        Task::BenchCase { index } => bench::run_case(index),
+        Task::Sweep(args) => sweep::sweep(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

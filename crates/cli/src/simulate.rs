@@ -394,6 +394,7 @@ pub fn prepare_workload(
         } else {
             Strictness::Strict
         },
+        max_commands_per_job: None,
     };
     let jobs = JobSet::from_records(&workload.records, &model)?;
     Ok(LoadedWorkload {
@@ -772,9 +773,15 @@ fn report(
         n.killed_at_estimate,
     )?;
     writeln!(out)?;
+    let width = runs
+        .iter()
+        .map(|run| run.spec.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("policy".len());
     writeln!(
         out,
-        "{:<28} {:>6} {:>10} {:>10} {:>9} {:>9} {:>10} {:>7} {:>8}",
+        "{:<width$} {:>6} {:>10} {:>10} {:>9} {:>9} {:>10} {:>7} {:>8}",
         "policy", "util", "mean wait", "p95 wait", "mean bsld", "max bsld", "AWRT", "queue", "time"
     )?;
     for run in runs {
@@ -782,7 +789,7 @@ fn report(
         let mean = |s: Option<schedsim_metrics::Summary>| s.map_or(0.0, |s| s.mean);
         writeln!(
             out,
-            "{:<28} {:>6.3} {:>10.0} {:>10.0} {:>9.2} {:>9.1} {:>10.0} {:>7.1} {:>7.3}s",
+            "{:<width$} {:>6.3} {:>10.0} {:>10.0} {:>9.2} {:>9.1} {:>10.0} {:>7.1} {:>7.3}s",
             run.spec.to_string(),
             m.utilization,
             mean(m.wait),

@@ -39,6 +39,7 @@
 
 mod backfill;
 mod error;
+mod los;
 mod order;
 mod profile;
 mod shadow;
@@ -46,6 +47,7 @@ mod spec;
 
 pub use backfill::{Backfill, Depth};
 pub use error::SpecError;
+pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 pub use order::QueueOrder;
 pub use shadow::{Shadow, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

@@ -5,6 +5,7 @@ use schedsim_sim_core::Policy;
 
 use crate::backfill::{Backfill, Depth};
 use crate::error::SpecError;
+use crate::los::{Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 use crate::order::QueueOrder;
 
 /// A policy named on the command line: `NAME[:key=value,...]`, e.g. `easy`,
@@ -92,6 +93,21 @@ const ORDER_OPTION: (&str, &str) = (
     "queue order: fcfs (default), sjf (shortest estimate), ljf (largest), saf (smallest size x estimate)",
 );
 
+const LOS_OPTIONS: &[(&str, &str)] = &[
+    (
+        "merit",
+        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown",
+    ),
+    (
+        "traceback",
+        "among tied sets: bypassed-first (default, nearer the head) or selected-first",
+    ),
+    (
+        "lookahead",
+        "how many waiting jobs the DP examines (default 50)",
+    ),
+];
+
 /// Every policy [`build_policy`] knows.
 pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
@@ -120,6 +136,16 @@ pub const POLICIES: &[PolicyInfo] = &[
             ORDER_OPTION,
         ],
     },
+    PolicyInfo {
+        name: "los",
+        summary: "LOS: lookahead optimizing scheduler, Reservation_DP behind a reserved head (Shmueli & Feitelson)",
+        options: LOS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "los-basic",
+        summary: "LOS with Basic_DP: only jobs that end by the head's shadow time are packed",
+        options: LOS_OPTIONS,
+    },
 ];
 
 /// Builds the policy a spec names.
@@ -139,6 +165,13 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
         });
     };
     let options = Options::new(spec, info)?;
+    if let Some(variant) = match spec.name.as_str() {
+        "los" => Some(LosVariant::Reservation),
+        "los-basic" => Some(LosVariant::Basic),
+        _ => None,
+    } {
+        return Ok(Box::new(Los::new(los_config(variant, &options)?)));
+    }
     let order = match options.get("order") {
         None => QueueOrder::Fcfs,
         Some(value) => QueueOrder::from_name(value)
@@ -164,6 +197,29 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
         },
     };
     Ok(Box::new(Backfill::new(order, depth)))
+}
+
+fn los_config(variant: LosVariant, options: &Options<'_>) -> Result<LosConfig, SpecError> {
+    let mut config = LosConfig {
+        variant,
+        ..LosConfig::default()
+    };
+    if let Some(value) = options.get("merit") {
+        config.merit = LosMerit::from_name(value)
+            .ok_or_else(|| options.bad_value("merit", value, "none, maxjobs or max-slowdown"))?;
+    }
+    if let Some(value) = options.get("traceback") {
+        config.traceback = TracebackOrder::from_name(value).ok_or_else(|| {
+            options.bad_value("traceback", value, "bypassed-first or selected-first")
+        })?;
+    }
+    if let Some(value) = options.get("lookahead") {
+        config.lookahead =
+            value.parse().ok().filter(|&c| c > 0).ok_or_else(|| {
+                options.bad_value("lookahead", value, "a positive number of jobs")
+            })?;
+    }
+    Ok(config)
 }
 
 /// A spec's options, checked against what the policy accepts.
@@ -244,7 +300,7 @@ mod tests {
     fn errors_name_what_is_wrong() {
         assert_eq!(
             build("eazy").unwrap_err(),
-            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill)"
+            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic)"
         );
         assert_eq!(
             build("easy:depth=2").unwrap_err(),
@@ -267,5 +323,13 @@ mod tests {
             "policy spec `easy:order=sjf,order=ljf` repeats option `order`"
         );
         assert_eq!(build(":x=1").unwrap_err(), "empty policy name");
+        assert_eq!(
+            build("los:lookahead=0").unwrap_err(),
+            "policy `los`: option `lookahead` = `0` is not valid (expected a positive number of jobs)"
+        );
+        assert_eq!(
+            build("los:merit=min").unwrap_err(),
+            "policy `los`: option `merit` = `min` is not valid (expected none, maxjobs or max-slowdown)"
+        );
     }
 }

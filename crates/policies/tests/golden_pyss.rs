@@ -140,3 +140,38 @@ fn the_check_detects_a_wrong_scheduler() {
         "{problems:?}"
     );
 }
+
+// LOS. pyss's look-ahead scheduler fills its DP table with `if U1 <= U2`,
+// i.e. on equal utilization it keeps the later job: that is the thesis'
+// selected-first traceback (Algorithm 5), and the look_ahead scenarios are
+// written for it ("the tie breaking rule ... prefers jobs submitted late").
+// With it, all fourteen agree.
+golden!(los_selected_first_look_ahead, "los:traceback=selected-first", "look_ahead" => 0..=13);
+// The thesis' default, bypassed-first (Algorithm 4), agrees wherever no tie
+// between equally good sets arises. In look_ahead.4 and 8-13 two sets use
+// the same processors and bypassed-first starts the one nearer the queue
+// head (e.g. look_ahead.4: jobs 30 and 20 both fit 10 processors; pyss
+// expects the later job 20 first, the thesis' default the earlier job 30).
+// Both readings are the thesis'; the scenarios encode pyss's.
+golden!(los_bypassed_first_look_ahead, "los", "look_ahead" => 0..=3, "look_ahead" => 5..=7);
+golden!(los_basic, "los", "basic_input" => 0..=14, "extreme_input" => 0..=1);
+
+#[test]
+fn bypassed_first_differs_exactly_where_pyss_breaks_ties_the_other_way() {
+    if golden_dir().is_none() {
+        println!("skipped: neither SCHEDSIM_GOLDEN nor SCHEDSIM_TRACES is set");
+        return;
+    }
+    // look_ahead.4: 100 processors, 90 busy until 600. At 10 the head (100
+    // procs) waits for 600; jobs 30 and 20 (10 procs, 10 s each) both fit
+    // the 10 free processors and end before 600. Bypassed-first starts the
+    // earlier one (id 30) at 10, finishing at 20, then id 20 at 20 -> 30.
+    let problems = check("los", &files("look_ahead", 4..=4));
+    assert_eq!(
+        problems,
+        [
+            "look_ahead.4: job 30 finished at 20, expected 30",
+            "look_ahead.4: job 20 finished at 30, expected 20"
+        ]
+    );
+}

@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use schedsim_policies::{Backfill, Depth, QueueOrder};
+use schedsim_policies::{
+    Backfill, DEFAULT_LOOKAHEAD, Depth, Los, LosConfig, LosMerit, LosVariant, QueueOrder,
+    TracebackOrder,
+};
 use schedsim_sim_core::{
     Decisions, Job, JobId, JobModel, JobSet, Policy, Schedule, Time, View, simulate,
 };
@@ -42,14 +45,38 @@ fn workload(exact: bool) -> impl Strategy<Value = JobSet> {
     )
 }
 
-fn all_policies() -> Vec<Backfill> {
-    let mut policies = Vec::new();
+fn all_policies() -> Vec<Box<dyn Policy>> {
+    let mut policies: Vec<Box<dyn Policy>> = Vec::new();
     for order in QueueOrder::ALL {
         for depth in [Depth::Jobs(0), Depth::Jobs(1), Depth::Jobs(3), Depth::All] {
-            policies.push(Backfill::new(order, depth));
+            policies.push(Box::new(Backfill::new(order, depth)));
         }
     }
+    for config in los_configs() {
+        policies.push(Box::new(Los::new(config)));
+    }
     policies
+}
+
+/// LOS in every variant, merit and traceback order, with a short and the
+/// default lookahead.
+fn los_configs() -> Vec<LosConfig> {
+    let mut configs = Vec::new();
+    for variant in [LosVariant::Reservation, LosVariant::Basic] {
+        for merit in [LosMerit::None, LosMerit::MaxJobs, LosMerit::MaxSlowdown] {
+            for traceback in [TracebackOrder::BypassedFirst, TracebackOrder::SelectedFirst] {
+                for lookahead in [3, DEFAULT_LOOKAHEAD] {
+                    configs.push(LosConfig {
+                        variant,
+                        merit,
+                        traceback,
+                        lookahead,
+                    });
+                }
+            }
+        }
+    }
+    configs
 }
 
 /// Checks, independently of the simulator, that no job starts before it is
@@ -84,16 +111,50 @@ fn check_feasible(jobs: &JobSet, schedule: &Schedule) -> Result<(), TestCaseErro
     Ok(())
 }
 
-/// Wraps a backfilling policy and records, for every job, the first start
-/// time it was promised: for EASY the shadow time computed independently
-/// when the job first waits at the head of the queue, for conservative the
-/// first reservation the policy reports.
-struct Recorder {
-    inner: Backfill,
+/// Wraps a policy and records, for every job, the first start time it was
+/// promised: the shadow time computed independently (by brute force) when
+/// the job first waits at the head of the queue, or, for conservative
+/// backfilling, the first reservation the policy reports.
+struct Recorder<P> {
+    inner: P,
+    promise: Promise,
     promised: BTreeMap<JobId, Time>,
 }
 
-impl Policy for Recorder {
+#[derive(Clone, Copy)]
+enum Promise {
+    HeadShadow,
+    Reservation,
+}
+
+impl<P> Recorder<P> {
+    fn new(inner: P, promise: Promise) -> Self {
+        Self {
+            inner,
+            promise,
+            promised: BTreeMap::new(),
+        }
+    }
+}
+
+/// Policies whose reservations can be read back.
+trait Reserving {
+    fn reservation(&self, id: JobId) -> Option<Time>;
+}
+
+impl Reserving for Backfill {
+    fn reservation(&self, id: JobId) -> Option<Time> {
+        Backfill::reservation(self, id)
+    }
+}
+
+impl Reserving for Los {
+    fn reservation(&self, _: JobId) -> Option<Time> {
+        None
+    }
+}
+
+impl<P: Policy + Reserving> Policy for Recorder<P> {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -107,8 +168,8 @@ impl Policy for Recorder {
             .copied()
             .filter(|id| !started.contains(id))
             .collect();
-        match self.inner.depth() {
-            Depth::Jobs(1) => {
+        match self.promise {
+            Promise::HeadShadow => {
                 let Some(&head) = waiting.first() else { return };
                 if self.promised.contains_key(&head) {
                     return;
@@ -140,14 +201,13 @@ impl Policy for Recorder {
                     .expect("the head fits once everything has ended");
                 self.promised.insert(head, shadow);
             }
-            Depth::All => {
+            Promise::Reservation => {
                 for id in waiting {
                     if let Some(at) = self.inner.reservation(id) {
                         self.promised.entry(id).or_insert(at);
                     }
                 }
             }
-            _ => {}
         }
     }
 }
@@ -155,7 +215,7 @@ impl Policy for Recorder {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 200,
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
         ..ProptestConfig::default()
     })]
 
@@ -175,10 +235,23 @@ proptest! {
 
     #[test]
     fn easy_starts_the_head_by_its_shadow_time(jobs in workload(true)) {
-        let mut recorder = Recorder { inner: Backfill::easy(), promised: BTreeMap::new() };
+        let mut recorder = Recorder::new(Backfill::easy(), Promise::HeadShadow);
         let schedule = simulate(&jobs, &mut recorder).unwrap();
         for (&id, &shadow) in &recorder.promised {
             prop_assert!(schedule.start(id) <= shadow, "job {:?} started at {} after its shadow time {}", id, schedule.start(id), shadow);
+        }
+    }
+
+    #[test]
+    fn los_starts_the_head_by_its_shadow_time(jobs in workload(true)) {
+        // LOS never lets the packed jobs delay the reserved head (section
+        // 3.2.1), in every variant.
+        for config in los_configs() {
+            let mut recorder = Recorder::new(Los::new(config), Promise::HeadShadow);
+            let schedule = simulate(&jobs, &mut recorder).unwrap();
+            for (&id, &shadow) in &recorder.promised {
+                prop_assert!(schedule.start(id) <= shadow, "{}: job {:?} started at {} after its shadow time {}", config, id, schedule.start(id), shadow);
+            }
         }
     }
 
@@ -189,7 +262,7 @@ proptest! {
     ) {
         for (exact, jobs) in [(true, jobs), (false, inexact)] {
             for order in QueueOrder::ALL {
-                let mut recorder = Recorder { inner: Backfill::new(order, Depth::All), promised: BTreeMap::new() };
+                let mut recorder = Recorder::new(Backfill::new(order, Depth::All), Promise::Reservation);
                 let schedule = simulate(&jobs, &mut recorder).unwrap();
                 for (&id, &reserved) in &recorder.promised {
                     let start = schedule.start(id);

@@ -6,17 +6,21 @@ use serde::{Deserialize, Serialize};
 use crate::Time;
 use crate::error::SimError;
 use crate::fit_index::FitIndex;
-use crate::job::{JobId, JobSet};
+use crate::job::{Change, JobId, JobSet, OverrunRule};
 use crate::machine::{Machine, ProcRange};
-use crate::policy::{Decisions, NOT_STARTED, Policy, RunningEntry, View};
+use crate::policy::{Capabilities, Decisions, NOT_STARTED, Policy, RunningEntry, View};
 
 /// Kinds of events, in the order they are applied when they share a
-/// timestamp. Job ends come first so that processors freed at time `t` are
-/// free for jobs arriving at `t`; arrivals come before the policy's own
-/// wake-ups so that a woken policy sees everything that happened at `t`.
+/// timestamp:
+/// 1. job ends, so that processors freed at time `t` are free at `t`;
+/// 2. arrivals, so that a command at `t` can name a job submitted at `t`;
+/// 3. elastic control commands (only for policies with an ECC processor,
+///    see [`Capabilities`](crate::Capabilities)); a time reduction that ends
+///    a running job ends it here, at `t`;
+/// 4. wake-ups: those the policy asked for and, for policies that handle
+///    dedicated jobs, the requested start times of waiting dedicated jobs.
 ///
-/// Later extensions (dedicated-job due times, elastic control commands,
-/// preemption) add kinds here, each with its documented place in this order.
+/// Then the policy is called once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EventKind {
@@ -24,19 +28,36 @@ pub enum EventKind {
     JobEnd,
     /// A job was submitted.
     Arrival,
-    /// A wake-up the policy asked for.
+    /// An elastic control command (CWF ET/RT/EP/RP).
+    Command,
+    /// A wake-up the policy asked for, or a dedicated job's requested start.
     Wakeup,
 }
 
 /// Counters of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunStats {
-    /// Events applied (ends, arrivals, wake-ups).
+    /// Events applied (ends, arrivals, commands, wake-ups).
     pub events: u64,
     /// Distinct timestamps at which events happened.
     pub timestamps: u64,
     /// Calls to the policy.
     pub policy_calls: u64,
+    /// Time commands (ET/RT) applied.
+    pub commands_applied: u64,
+    /// Commands ignored because the policy has no ECC processor.
+    pub commands_ignored: u64,
+    /// Commands that arrived after their job had ended (no effect).
+    pub commands_after_end: u64,
+    /// Processor commands (EP/RP) rejected: no policy here can resize a
+    /// job.
+    pub processor_commands_rejected: u64,
+    /// Time reductions that ended a running job at once (reduced below its
+    /// elapsed time).
+    pub commands_ending_jobs: u64,
+    /// Dedicated jobs (with a requested start) scheduled as batch jobs
+    /// because the policy does not handle dedicated jobs.
+    pub dedicated_as_batch: u64,
 }
 
 /// The result of a simulation: when each job started and ended, and on
@@ -115,11 +136,12 @@ enum JobState {
 /// processors than are free, a wake-up in the past, or a run in which jobs
 /// wait on an idle machine with nothing left to happen.
 pub fn simulate<P: Policy + ?Sized>(jobs: &JobSet, policy: &mut P) -> Result<Schedule, SimError> {
-    Engine::new(jobs).run(policy)
+    Engine::new(jobs, policy.capabilities()).run(policy)
 }
 
 struct Engine<'a> {
     jobs: &'a JobSet,
+    capabilities: Capabilities,
     machine: Machine,
     state: Vec<JobState>,
     estimates: Vec<Time>,
@@ -129,14 +151,22 @@ struct Engine<'a> {
     sequences: Vec<u64>,
     spans: Vec<(u32, u32)>,
     ranges: Vec<ProcRange>,
+    /// Waiting batch jobs, in arrival (= id) order.
     queue: Vec<JobId>,
-    /// Sizes of the waiting jobs, for [`View::next_fitting`].
+    /// Waiting dedicated jobs, by (requested start, id).
+    dedicated: Vec<JobId>,
+    /// Sizes and estimates of the waiting batch jobs, for
+    /// [`View::next_candidate`].
     fit: FitIndex,
     running: Vec<RunningEntry>,
+    /// When each running job will end; an entry of `end_events` that no
+    /// longer matches is stale (a command moved the end).
+    end_at: Vec<Time>,
     /// Actual ends: (time, start sequence, job).
     end_events: BinaryHeap<Reverse<(Time, u64, JobId)>>,
     wakeups: BinaryHeap<Reverse<Time>>,
     next_arrival: usize,
+    next_command: usize,
     sequence: u64,
     arrived: Vec<JobId>,
     ended: Vec<JobId>,
@@ -144,11 +174,12 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(jobs: &'a JobSet) -> Self {
+    fn new(jobs: &'a JobSet, capabilities: Capabilities) -> Self {
         let n = jobs.len();
         let model = jobs.model();
         Self {
             jobs,
+            capabilities,
             machine: Machine::new(model.procs, model.granularity),
             state: vec![JobState::NotArrived; n],
             estimates: jobs.jobs().iter().map(|job| job.estimate).collect(),
@@ -158,11 +189,14 @@ impl<'a> Engine<'a> {
             spans: vec![(0, 0); n],
             ranges: Vec::with_capacity(n),
             queue: Vec::new(),
+            dedicated: Vec::new(),
             fit: FitIndex::new(n),
             running: Vec::new(),
+            end_at: vec![NOT_STARTED; n],
             end_events: BinaryHeap::new(),
             wakeups: BinaryHeap::new(),
             next_arrival: 0,
+            next_command: 0,
             sequence: 0,
             arrived: Vec::new(),
             ended: Vec::new(),
@@ -177,8 +211,9 @@ impl<'a> Engine<'a> {
             .jobs()
             .get(self.next_arrival)
             .map(|job| job.submit);
+        let command = self.jobs.commands().get(self.next_command).map(|c| c.time);
         let wakeup = self.wakeups.peek().map(|Reverse(t)| *t);
-        [end, arrival, wakeup].into_iter().flatten().min()
+        [end, arrival, command, wakeup].into_iter().flatten().min()
     }
 
     fn run<P: Policy + ?Sized>(mut self, policy: &mut P) -> Result<Schedule, SimError> {
@@ -191,31 +226,16 @@ impl<'a> Engine<'a> {
             }
             self.arrived.clear();
             self.ended.clear();
-            while let Some(&Reverse((end, _, id))) = self.end_events.peek() {
-                if end != t {
-                    break;
-                }
-                self.end_events.pop();
-                self.finish(id, t);
-            }
-            while let Some(job) = self.jobs.jobs().get(self.next_arrival) {
-                if job.submit != t {
-                    break;
-                }
-                let id = JobId(self.next_arrival as u32);
-                self.state[id.index()] = JobState::Waiting;
-                self.queue.push(id);
-                self.fit
-                    .insert(id.index(), job.size, self.estimates[id.index()]);
-                self.arrived.push(id);
-                self.next_arrival += 1;
-                self.stats.events += 1;
-            }
+            self.end_jobs_at(t);
+            self.arrive_at(t);
+            self.apply_commands_at(t);
+            // Time reductions may have ended jobs at `t`.
+            self.end_jobs_at(t);
             while self.wakeups.peek() == Some(&Reverse(t)) {
                 self.wakeups.pop();
                 self.stats.events += 1;
             }
-            if self.queue.is_empty() {
+            if self.queue.is_empty() && self.dedicated.is_empty() {
                 continue;
             }
             decisions.clear();
@@ -227,6 +247,7 @@ impl<'a> Engine<'a> {
                 &self.estimates,
                 &self.starts,
                 &self.queue,
+                &self.dedicated,
                 &self.fit,
                 &self.running,
                 &self.arrived,
@@ -236,10 +257,11 @@ impl<'a> Engine<'a> {
             self.stats.policy_calls += 1;
             self.apply(policy.name(), t, &decisions)?;
         }
-        if !self.queue.is_empty() {
+        let waiting = self.queue.len() + self.dedicated.len();
+        if waiting > 0 {
             return Err(SimError::Stalled {
                 policy: policy.name().to_owned(),
-                waiting: self.queue.len(),
+                waiting,
                 time: now,
             });
         }
@@ -251,6 +273,136 @@ impl<'a> Engine<'a> {
             ranges: self.ranges,
             stats: self.stats,
         })
+    }
+
+    /// Ends the running jobs whose (current) end is `t`.
+    fn end_jobs_at(&mut self, t: Time) {
+        while let Some(&Reverse((end, _, id))) = self.end_events.peek() {
+            if end != t {
+                break;
+            }
+            self.end_events.pop();
+            // Skip entries a command has made stale.
+            if self.state[id.index()] == JobState::Running && self.end_at[id.index()] == t {
+                self.finish(id, t);
+            }
+        }
+    }
+
+    /// Queues the jobs submitted at `t`.
+    fn arrive_at(&mut self, t: Time) {
+        while let Some(job) = self.jobs.jobs().get(self.next_arrival) {
+            if job.submit != t {
+                break;
+            }
+            let id = JobId(self.next_arrival as u32);
+            self.state[id.index()] = JobState::Waiting;
+            match job.requested_start {
+                Some(requested) if self.capabilities.dedicated_jobs => {
+                    let key = (requested, id);
+                    let position = self.dedicated.partition_point(|&other| {
+                        (self.jobs.job(other).requested_start, other) < (Some(key.0), key.1)
+                    });
+                    self.dedicated.insert(position, id);
+                    // The policy must be called when the start is due.
+                    if requested > t {
+                        self.wakeups.push(Reverse(requested));
+                    }
+                }
+                requested => {
+                    if requested.is_some() {
+                        self.stats.dedicated_as_batch += 1;
+                    }
+                    self.queue.push(id);
+                    self.fit
+                        .insert(id.index(), job.size, self.estimates[id.index()]);
+                }
+            }
+            self.arrived.push(id);
+            self.next_arrival += 1;
+            self.stats.events += 1;
+        }
+    }
+
+    /// Applies the elastic control commands of time `t`.
+    ///
+    /// ET adds to the job's estimate (its kill-by time relative to its
+    /// start), RT subtracts from it. A waiting job's estimate never drops
+    /// below 1 s. A running job's end is recomputed: under the kill rule it
+    /// ends at start + min(recorded runtime, estimate); under the extend rule
+    /// at start + recorded runtime; and in both, a reduction to or below the
+    /// time it has already run ends it now.
+    fn apply_commands_at(&mut self, t: Time) {
+        while let Some(&command) = self.jobs.commands().get(self.next_command) {
+            if command.time != t {
+                break;
+            }
+            self.next_command += 1;
+            self.stats.events += 1;
+            let seconds = match command.change {
+                Change::ExtendTime(seconds) => seconds,
+                Change::ReduceTime(seconds) => -seconds,
+                Change::ExtendProcessors(_) | Change::ReduceProcessors(_) => {
+                    self.stats.processor_commands_rejected += 1;
+                    continue;
+                }
+            };
+            if !self.capabilities.elastic_commands {
+                self.stats.commands_ignored += 1;
+                continue;
+            }
+            let index = command.job.index();
+            match self.state[index] {
+                JobState::NotArrived | JobState::Done => self.stats.commands_after_end += 1,
+                JobState::Waiting => {
+                    self.estimates[index] = (self.estimates[index] + seconds).max(1);
+                    if self.fit_holds(command.job) {
+                        self.fit.insert(
+                            index,
+                            self.jobs.job(command.job).size,
+                            self.estimates[index],
+                        );
+                    }
+                    self.stats.commands_applied += 1;
+                }
+                JobState::Running => {
+                    self.stats.commands_applied += 1;
+                    let start = self.starts[index];
+                    let old_key = (start + self.estimates[index], self.sequences[index]);
+                    let limit = self.estimates[index] + seconds;
+                    let end = if start + limit <= t {
+                        self.stats.commands_ending_jobs += 1;
+                        t
+                    } else {
+                        match self.jobs.model().overrun {
+                            OverrunRule::Kill => start + self.jobs.work(command.job).min(limit),
+                            OverrunRule::Extend => start + self.jobs.work(command.job),
+                        }
+                    };
+                    self.estimates[index] = limit.max(t - start).max(1);
+                    // Re-sort the running entry under its new estimated end.
+                    if let Ok(position) = self
+                        .running
+                        .binary_search_by(|e| (e.estimated_end, e.sequence).cmp(&old_key))
+                    {
+                        let mut entry = self.running.remove(position);
+                        entry.estimated_end = start + self.estimates[index];
+                        let position = self.running.partition_point(|e| e < &entry);
+                        self.running.insert(position, entry);
+                    }
+                    if end != self.end_at[index] {
+                        self.end_at[index] = end;
+                        self.end_events
+                            .push(Reverse((end, self.sequences[index], command.job)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a waiting job is in the batch queue (and so in `fit`).
+    fn fit_holds(&self, id: JobId) -> bool {
+        self.jobs.job(id).requested_start.is_none() || !self.capabilities.dedicated_jobs
     }
 
     fn finish(&mut self, id: JobId, t: Time) {
@@ -275,6 +427,13 @@ impl<'a> Engine<'a> {
     }
 
     fn apply(&mut self, policy: &str, t: Time, decisions: &Decisions) -> Result<(), SimError> {
+        if let Some(reason) = decisions.failure() {
+            return Err(SimError::PolicyFailed {
+                policy: policy.to_owned(),
+                reason: reason.to_owned(),
+                time: t,
+            });
+        }
         for &at in decisions.wakeups() {
             if at < t {
                 return Err(SimError::WakeInPast {
@@ -310,9 +469,24 @@ impl<'a> Engine<'a> {
                     time: t,
                 });
             }
+            let dedicated = !self.fit_holds(id);
+            if let Some(requested) = job.requested_start.filter(|&r| dedicated && r > t) {
+                return Err(SimError::DedicatedTooEarly {
+                    policy: policy.to_owned(),
+                    job: id,
+                    requested,
+                    time: t,
+                });
+            }
             let index = id.index();
             self.state[index] = JobState::Running;
-            self.fit.remove(index);
+            if dedicated {
+                if let Some(position) = self.dedicated.iter().position(|&other| other == id) {
+                    self.dedicated.remove(position);
+                }
+            } else {
+                self.fit.remove(index);
+            }
             self.starts[index] = t;
             let from = self.ranges.len() as u32;
             self.machine.allocate(job.size, &mut self.ranges);
@@ -329,8 +503,13 @@ impl<'a> Engine<'a> {
             };
             let position = self.running.partition_point(|e| e < &entry);
             self.running.insert(position, entry);
-            self.end_events
-                .push(Reverse((t + job.runtime, sequence, id)));
+            // The estimate may have changed while the job waited.
+            let end = match self.jobs.model().overrun {
+                OverrunRule::Kill => t + self.jobs.work(id).min(self.estimates[index]),
+                OverrunRule::Extend => t + self.jobs.work(id),
+            };
+            self.end_at[index] = end;
+            self.end_events.push(Reverse((end, sequence, id)));
         }
         // The queue is sorted by job id (arrival order): a few started jobs
         // are removed by binary search, many in one pass.

@@ -1,4 +1,4 @@
-use crate::job::Rejection;
+use crate::job::{CommandRejection, Rejection};
 use crate::{JobId, Time};
 
 /// Why workload records could not become a [`JobSet`](crate::JobSet).
@@ -27,6 +27,16 @@ pub enum JobModelError {
         record_index: usize,
         /// What is wrong with it.
         reason: Rejection,
+    },
+    /// Strict mode: an elastic control command cannot be applied.
+    #[error("command for job {job_number} (record {}) cannot be applied: {}", record_index + 1, reason.describe())]
+    BadCommand {
+        /// The job number it names.
+        job_number: u64,
+        /// 0-based index of the record (or of the hand-made command).
+        record_index: usize,
+        /// What is wrong with it.
+        reason: CommandRejection,
     },
     /// A hand-made job is inconsistent with the machine.
     #[error(
@@ -70,6 +80,20 @@ pub enum SimError {
         /// Simulated time of the decision.
         time: Time,
     },
+    /// The policy started a dedicated job before its requested start time.
+    #[error(
+        "policy {policy} started dedicated job {job:?} at time {time}, before its requested start {requested}"
+    )]
+    DedicatedTooEarly {
+        /// The policy's name.
+        policy: String,
+        /// The job.
+        job: JobId,
+        /// Its requested start.
+        requested: Time,
+        /// Simulated time of the decision.
+        time: Time,
+    },
     /// The policy asked to be woken up in the past.
     #[error("policy {policy} asked to be woken at {wake}, before the current time {time}")]
     WakeInPast {
@@ -78,6 +102,16 @@ pub enum SimError {
         /// The requested time.
         wake: Time,
         /// Simulated time of the request.
+        time: Time,
+    },
+    /// The policy gave up (see [`Decisions::fail`](crate::Decisions::fail)).
+    #[error("policy {policy} failed at time {time}: {reason}")]
+    PolicyFailed {
+        /// The policy's name.
+        policy: String,
+        /// Its reason.
+        reason: String,
+        /// Simulated time.
         time: Time,
     },
     /// Jobs are waiting, nothing runs and no event is pending: the policy

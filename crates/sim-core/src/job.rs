@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use workload_format::Record;
+use workload_format::{Record, RequestType};
 
 use crate::Time;
 use crate::error::JobModelError;
@@ -83,6 +83,15 @@ pub enum Strictness {
 /// - an unknown submit time is rejected (`no_submit_time`).
 ///
 /// Jobs are then ordered by submit time, ties kept in input order.
+///
+/// CWF elastic control commands (ET/RT/EP/RP lines) become
+/// [`ElasticCommand`]s for the most recent earlier job line (in input order)
+/// with the same job number. A command is rejected (strict) or dropped and
+/// counted (lenient) if that job does not exist or was dropped, if its time
+/// (field 2) is unknown or before the job's submission, or if its amount
+/// (field 21) is unknown or 0. Commands beyond
+/// [`max_commands_per_job`](Self::max_commands_per_job) are always dropped
+/// and counted (`over_limit`): the limit is a setting, not an input error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobModel {
     /// Processors in the machine.
@@ -93,6 +102,9 @@ pub struct JobModel {
     pub overrun: OverrunRule,
     /// Whether invalid jobs are errors or counted drops.
     pub strictness: Strictness,
+    /// At most this many elastic control commands per job are kept (in
+    /// time order); later ones are dropped and counted. `None`: no limit.
+    pub max_commands_per_job: Option<u32>,
 }
 
 impl JobModel {
@@ -122,6 +134,7 @@ impl JobModel {
             granularity: 1,
             overrun: OverrunRule::default(),
             strictness: Strictness::default(),
+            max_commands_per_job: None,
         }
     }
 }
@@ -150,6 +163,60 @@ impl Rejection {
             Self::TooLarge => "it needs more processors than the machine has",
         }
     }
+}
+
+/// Why a CWF elastic control command was not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandRejection {
+    /// No earlier job line has this job number, or that job was dropped.
+    UnknownJob,
+    /// The command's time (field 2) is unknown.
+    NoTime,
+    /// The command comes before the job's submission.
+    BeforeSubmission,
+    /// The amount (field 21) is unknown or 0.
+    NoAmount,
+    /// The job already has the maximum number of commands.
+    OverLimit,
+}
+
+impl CommandRejection {
+    /// A short lowercase description, as used in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::UnknownJob => "no earlier job line has this job number, or that job was dropped",
+            Self::NoTime => "its time is unknown",
+            Self::BeforeSubmission => "it comes before the job's submission",
+            Self::NoAmount => "its amount is unknown or 0",
+            Self::OverLimit => "the job already has the maximum number of commands",
+        }
+    }
+}
+
+/// What an elastic control command asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    /// ET: extend the kill-by time by this many seconds.
+    ExtendTime(Time),
+    /// RT: reduce the kill-by time by this many seconds.
+    ReduceTime(Time),
+    /// EP: add this many processors.
+    ExtendProcessors(u32),
+    /// RP: remove this many processors.
+    ReduceProcessors(u32),
+}
+
+/// A CWF elastic control command, resolved to its job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ElasticCommand {
+    /// When it arrives (CWF field 2).
+    pub time: Time,
+    /// The job it changes.
+    pub job: JobId,
+    /// The change.
+    pub change: Change,
 }
 
 /// Counts of every normalization the job model applied. Nothing is changed
@@ -182,6 +249,12 @@ pub struct Normalization {
     pub overran_estimate: u64,
     /// CWF elastic control commands in the input (ET/RT/EP/RP lines).
     pub commands: u64,
+    /// Commands kept.
+    pub commands_kept: u64,
+    /// Commands dropped, by reason.
+    pub commands_dropped: BTreeMap<CommandRejection, u64>,
+    /// Jobs with a requested start time (dedicated CWF jobs).
+    pub dedicated: u64,
 }
 
 impl Normalization {
@@ -195,6 +268,10 @@ impl Normalization {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobSet {
     jobs: Vec<Job>,
+    /// The recorded runtime of each job, before the overrun rule: how long
+    /// the job would run if nothing killed it.
+    work: Vec<Time>,
+    commands: Vec<ElasticCommand>,
     model: JobModel,
     normalization: Normalization,
 }
@@ -215,31 +292,101 @@ impl JobSet {
         model.validate()?;
         let mut normalization = Normalization::default();
         let mut jobs = Vec::new();
+        let mut work = Vec::new();
+        // The latest job line per job number, as an index into `jobs`, for
+        // commands; `None` if that line was dropped.
+        let mut latest: BTreeMap<u64, Option<usize>> = BTreeMap::new();
+        let mut pending: Vec<(usize, &Record, Option<usize>)> = Vec::new();
         for (index, record) in records.into_iter().enumerate() {
             if record.is_command() {
                 normalization.commands += 1;
+                pending.push((
+                    index,
+                    record,
+                    latest.get(&record.job_number).copied().flatten(),
+                ));
                 continue;
             }
             normalization.records += 1;
             match normalize(record, index, model, &mut normalization) {
-                Ok(job) => jobs.push(job),
+                Ok((job, recorded)) => {
+                    latest.insert(record.job_number, Some(jobs.len()));
+                    jobs.push(job);
+                    work.push(recorded);
+                }
+                Err(reason) => {
+                    latest.insert(record.job_number, None);
+                    match model.strictness {
+                        Strictness::Strict => {
+                            return Err(JobModelError::Rejected {
+                                job_number: record.job_number,
+                                record_index: index,
+                                reason,
+                            });
+                        }
+                        Strictness::Lenient => {
+                            *normalization.dropped.entry(reason).or_default() += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Stable: equal submit times keep input order. Job ids are positions
+        // in this order.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| jobs[i].submit);
+        let mut id_of = vec![JobId(0); jobs.len()];
+        for (position, &i) in order.iter().enumerate() {
+            id_of[i] = JobId(position as u32);
+        }
+        let mut commands = Vec::new();
+        for (index, record, job) in pending {
+            match resolve_command(record, job.map(|i| (id_of[i], &jobs[i]))) {
+                Ok(command) => commands.push(command),
                 Err(reason) => match model.strictness {
                     Strictness::Strict => {
-                        return Err(JobModelError::Rejected {
+                        return Err(JobModelError::BadCommand {
                             job_number: record.job_number,
                             record_index: index,
                             reason,
                         });
                     }
-                    Strictness::Lenient => *normalization.dropped.entry(reason).or_default() += 1,
+                    Strictness::Lenient => {
+                        *normalization.commands_dropped.entry(reason).or_default() += 1;
+                    }
                 },
             }
         }
-        // Stable: equal submit times keep input order.
-        jobs.sort_by_key(|job| job.submit);
+        // Time order, ties in input order (the sort is stable).
+        commands.sort_by_key(|command: &ElasticCommand| command.time);
+        if let Some(limit) = model.max_commands_per_job {
+            let mut per_job: BTreeMap<JobId, u32> = BTreeMap::new();
+            commands.retain(|command| {
+                let count = per_job.entry(command.job).or_default();
+                *count += 1;
+                *count <= limit
+            });
+        }
+        let over_limit = normalization.commands
+            - normalization.commands_dropped.values().sum::<u64>()
+            - commands.len() as u64;
+        if over_limit > 0 {
+            normalization
+                .commands_dropped
+                .insert(CommandRejection::OverLimit, over_limit);
+        }
+        normalization.commands_kept = commands.len() as u64;
+        let jobs: Vec<Job> = order.iter().map(|&i| jobs[i].clone()).collect();
+        let work = order.iter().map(|&i| work[i]).collect();
         normalization.jobs = jobs.len() as u64;
+        normalization.dedicated = jobs
+            .iter()
+            .filter(|job| job.requested_start.is_some())
+            .count() as u64;
         Ok(Self {
             jobs,
+            work,
+            commands,
             model: model.clone(),
             normalization,
         })
@@ -271,13 +418,66 @@ impl JobSet {
         let normalization = Normalization {
             records: jobs.len() as u64,
             jobs: jobs.len() as u64,
+            dedicated: jobs
+                .iter()
+                .filter(|job| job.requested_start.is_some())
+                .count() as u64,
             ..Normalization::default()
         };
         Ok(Self {
+            work: jobs.iter().map(|job| job.runtime).collect(),
             jobs,
+            commands: Vec::new(),
             model: model.clone(),
             normalization,
         })
+    }
+
+    /// Adds elastic control commands made by hand (tests). They are sorted
+    /// by time, ties in the given order.
+    ///
+    /// # Errors
+    /// A command for an unknown job, before its job's submission, or with a
+    /// zero amount.
+    pub fn with_commands(
+        mut self,
+        mut commands: Vec<ElasticCommand>,
+    ) -> Result<Self, JobModelError> {
+        for (index, command) in commands.iter().enumerate() {
+            let Some(job) = self.jobs.get(command.job.index()) else {
+                return Err(JobModelError::BadCommand {
+                    job_number: u64::from(command.job.0),
+                    record_index: index,
+                    reason: CommandRejection::UnknownJob,
+                });
+            };
+            let zero = matches!(
+                command.change,
+                Change::ExtendTime(0)
+                    | Change::ReduceTime(0)
+                    | Change::ExtendProcessors(0)
+                    | Change::ReduceProcessors(0)
+            );
+            let reason = if command.time < job.submit {
+                Some(CommandRejection::BeforeSubmission)
+            } else if zero {
+                Some(CommandRejection::NoAmount)
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Err(JobModelError::BadCommand {
+                    job_number: job.number,
+                    record_index: index,
+                    reason,
+                });
+            }
+        }
+        commands.sort_by_key(|command| command.time);
+        self.normalization.commands += commands.len() as u64;
+        self.normalization.commands_kept += commands.len() as u64;
+        self.commands = commands;
+        Ok(self)
     }
 
     /// The jobs in arrival order; [`JobId`] `i` is `jobs()[i]`.
@@ -300,6 +500,17 @@ impl JobSet {
         self.jobs.is_empty()
     }
 
+    /// The recorded runtime of a job before the overrun rule: how long it
+    /// runs unless killed at its (possibly changed) estimate.
+    pub fn work(&self, id: JobId) -> Time {
+        self.work[id.index()]
+    }
+
+    /// The elastic control commands, in time order.
+    pub fn commands(&self) -> &[ElasticCommand] {
+        &self.commands
+    }
+
     /// The model the jobs were normalized with.
     pub fn model(&self) -> &JobModel {
         &self.model
@@ -311,12 +522,13 @@ impl JobSet {
     }
 }
 
+/// A job and its recorded runtime (before the overrun rule).
 fn normalize(
     record: &Record,
     index: usize,
     model: &JobModel,
     counts: &mut Normalization,
-) -> Result<Job, Rejection> {
+) -> Result<(Job, Time), Rejection> {
     let submit = record.submit_time.ok_or(Rejection::NoSubmitTime)?;
     let recorded_runtime = record.run_time.ok_or(Rejection::NoRuntime)?;
     let requested_size = match (record.requested_processors, record.allocated_processors) {
@@ -338,7 +550,8 @@ fn normalize(
     }
     let to_time = |value: u64| Time::try_from(value).unwrap_or(Time::MAX);
     let submit = to_time(submit);
-    let mut runtime = to_time(recorded_runtime);
+    let recorded = to_time(recorded_runtime);
+    let mut runtime = recorded;
     if runtime == 0 {
         counts.zero_runtime += 1;
     }
@@ -362,7 +575,7 @@ fn normalize(
             OverrunRule::Extend => counts.overran_estimate += 1,
         }
     }
-    Ok(Job {
+    let job = Job {
         number: record.job_number,
         record_index: u32::try_from(index).unwrap_or(u32::MAX),
         submit,
@@ -371,6 +584,40 @@ fn normalize(
         estimate,
         runtime,
         requested_start: record.requested_start_time().map(to_time),
+    };
+    Ok((job, recorded))
+}
+
+/// A command line and the job it refers to (its id and data), if any.
+fn resolve_command(
+    record: &Record,
+    job: Option<(JobId, &Job)>,
+) -> Result<ElasticCommand, CommandRejection> {
+    let (id, job) = job.ok_or(CommandRejection::UnknownJob)?;
+    let time = record.submit_time.ok_or(CommandRejection::NoTime)?;
+    let time = Time::try_from(time).unwrap_or(Time::MAX);
+    if time < job.submit {
+        return Err(CommandRejection::BeforeSubmission);
+    }
+    let amount = record
+        .cwf
+        .and_then(|cwf| cwf.amount)
+        .filter(|&amount| amount > 0)
+        .ok_or(CommandRejection::NoAmount)?;
+    let seconds = Time::try_from(amount).unwrap_or(Time::MAX);
+    let processors = u32::try_from(amount).unwrap_or(u32::MAX);
+    let change = match record.request_type() {
+        RequestType::ExtendTime => Change::ExtendTime(seconds),
+        RequestType::ReduceTime => Change::ReduceTime(seconds),
+        RequestType::ExtendProcessors => Change::ExtendProcessors(processors),
+        RequestType::ReduceProcessors => Change::ReduceProcessors(processors),
+        // Only command lines reach here.
+        RequestType::Submit => return Err(CommandRejection::UnknownJob),
+    };
+    Ok(ElasticCommand {
+        time,
+        job: id,
+        change,
     })
 }
 
@@ -490,6 +737,88 @@ mod tests {
         assert_eq!(n.dropped.get(&Rejection::NoSize), Some(&2));
         assert_eq!(n.dropped.get(&Rejection::TooLarge), Some(&1));
         assert_eq!(n.dropped_total(), 4);
+    }
+
+    fn command(number: u64, time: i64, kind: RequestType, amount: i64) -> Record {
+        Record {
+            submit_time: u64::try_from(time).ok(),
+            cwf: Some(workload_format::CwfFields {
+                requested_start_time: None,
+                request_type: kind,
+                amount: u64::try_from(amount).ok(),
+            }),
+            ..Record::unknown(number)
+        }
+    }
+
+    #[test]
+    fn commands_resolve_to_the_latest_earlier_job_line() {
+        let records = [
+            record(1, 0, 50, 1, 1, 100),
+            command(1, 10, RequestType::ExtendTime, 30),
+            record(2, 5, 50, 1, 1, 100),
+            // Job 1 again (a later line with the same number): later
+            // commands refer to it.
+            record(1, 20, 50, 1, 1, 100),
+            command(1, 25, RequestType::ReduceTime, 10),
+            // Before job 2's submission (5)? No: at 4 it is before it.
+            command(2, 4, RequestType::ExtendTime, 10),
+            command(3, 30, RequestType::ExtendTime, 10), // no job 3
+            command(2, 30, RequestType::ExtendTime, -1), // no amount
+            command(2, 31, RequestType::ExtendProcessors, 2),
+        ];
+        let mut model = JobModel::new(4);
+        model.strictness = Strictness::Lenient;
+        let set = JobSet::from_records(&records, &model).unwrap();
+        // Jobs by submit time: 1 (0), 2 (5), 1' (20).
+        let commands: Vec<(Time, u32, Change)> = set
+            .commands()
+            .iter()
+            .map(|c| (c.time, c.job.0, c.change))
+            .collect();
+        assert_eq!(
+            commands,
+            [
+                (10, 0, Change::ExtendTime(30)),
+                (25, 2, Change::ReduceTime(10)),
+                (31, 1, Change::ExtendProcessors(2)),
+            ]
+        );
+        let n = set.normalization();
+        assert_eq!((n.commands, n.commands_kept), (6, 3));
+        assert_eq!(
+            n.commands_dropped.get(&CommandRejection::BeforeSubmission),
+            Some(&1)
+        );
+        assert_eq!(
+            n.commands_dropped.get(&CommandRejection::UnknownJob),
+            Some(&1)
+        );
+        assert_eq!(
+            n.commands_dropped.get(&CommandRejection::NoAmount),
+            Some(&1)
+        );
+        // Strict mode stops at the first bad command.
+        model.strictness = Strictness::Strict;
+        let err = JobSet::from_records(&records, &model).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "command for job 2 (record 6) cannot be applied: it comes before the job's submission"
+        );
+        // With at most one command per job, a second ET for job 2 (at 41,
+        // after one at 40) is dropped as over the limit.
+        let mut more = records[..5].to_vec();
+        more.push(command(2, 40, RequestType::ExtendTime, 5));
+        more.push(command(2, 41, RequestType::ExtendTime, 5));
+        model.max_commands_per_job = Some(1);
+        let set = JobSet::from_records(&more, &model).unwrap();
+        assert_eq!(set.commands().len(), 3);
+        assert_eq!(
+            set.normalization()
+                .commands_dropped
+                .get(&CommandRejection::OverLimit),
+            Some(&1)
+        );
     }
 
     #[test]

@@ -71,10 +71,13 @@ mod policy;
 
 pub use engine::{EventKind, RunStats, Schedule, simulate};
 pub use error::{JobModelError, SimError};
-pub use job::{Job, JobId, JobModel, JobSet, Normalization, OverrunRule, Rejection, Strictness};
+pub use job::{
+    Change, CommandRejection, ElasticCommand, Job, JobId, JobModel, JobSet, Normalization,
+    OverrunRule, Rejection, Strictness,
+};
 pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
-pub use policy::{Decisions, Policy, RunningJob, View, ViewStorage};
+pub use policy::{Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
 
 /// Simulated time: integer seconds since the workload's start.
 pub type Time = i64;

@@ -21,6 +21,27 @@ pub trait Policy {
     /// Decide what starts at `view.now()`. Decisions are appended to
     /// `decisions`, which the simulator clears before each call.
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions);
+
+    /// What the policy handles beyond batch jobs. By default nothing: CWF
+    /// dedicated jobs are then scheduled as batch jobs and elastic control
+    /// commands are ignored, both counted in [`RunStats`](crate::RunStats).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
+    }
+}
+
+/// What a policy handles beyond rigid batch jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// Dedicated jobs (CWF field 19): they wait in [`View::dedicated`], not
+    /// in the batch queue, may not start before their requested start time,
+    /// and the simulator calls the policy at each requested start time.
+    pub dedicated_jobs: bool,
+    /// Elastic control commands (CWF ET/RT): the simulator changes the
+    /// named job's estimate and, if it runs, its end (the "ECC processor"
+    /// of Kumar et al.). Processor commands (EP/RP) are always rejected and
+    /// counted: no policy here can resize a running job.
+    pub elastic_commands: bool,
 }
 
 impl<P: Policy + ?Sized> Policy for Box<P> {
@@ -30,6 +51,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
         (**self).schedule(view, decisions);
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
     }
 }
 
@@ -72,6 +97,7 @@ pub struct View<'a> {
     estimates: &'a [Time],
     starts: &'a [Time],
     queue: &'a [JobId],
+    dedicated: &'a [JobId],
     fit: &'a FitIndex,
     running: &'a [RunningEntry],
     arrived: &'a [JobId],
@@ -129,11 +155,19 @@ impl<'a> View<'a> {
             estimates: &storage.estimates,
             starts: &storage.starts,
             queue,
+            dedicated: &[],
             fit: &storage.fit,
             running: &storage.running,
             arrived: &[],
             ended: &[],
         }
+    }
+
+    /// The same view with these waiting dedicated jobs (for testing
+    /// policies that handle them).
+    pub fn with_dedicated(mut self, dedicated: &'a [JobId]) -> Self {
+        self.dedicated = dedicated;
+        self
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -145,6 +179,7 @@ impl<'a> View<'a> {
         estimates: &'a [Time],
         starts: &'a [Time],
         queue: &'a [JobId],
+        dedicated: &'a [JobId],
         fit: &'a FitIndex,
         running: &'a [RunningEntry],
         arrived: &'a [JobId],
@@ -158,6 +193,7 @@ impl<'a> View<'a> {
             estimates,
             starts,
             queue,
+            dedicated,
             fit,
             running,
             arrived,
@@ -205,6 +241,13 @@ impl<'a> View<'a> {
     /// Waiting jobs in arrival order (submit time, then input order).
     pub fn queue(&self) -> &'a [JobId] {
         self.queue
+    }
+
+    /// Waiting dedicated jobs by requested start time (ties by arrival),
+    /// for policies that handle them (see [`Capabilities`]); otherwise
+    /// empty, dedicated jobs being in [`queue`](Self::queue).
+    pub fn dedicated(&self) -> &'a [JobId] {
+        self.dedicated
     }
 
     /// The first waiting job in arrival order whose id is at least `from`,
@@ -268,6 +311,7 @@ pub struct ViewStorage {
 pub struct Decisions {
     starts: Vec<JobId>,
     wakeups: Vec<Time>,
+    failure: Option<String>,
 }
 
 impl Decisions {
@@ -286,6 +330,21 @@ impl Decisions {
         self.wakeups.push(at);
     }
 
+    /// Give up: the policy cannot decide (e.g. its optimiser ran out of
+    /// memory). The simulation stops with [`SimError::PolicyFailed`]
+    /// carrying `reason`, rather than continuing with a silently different
+    /// policy.
+    ///
+    /// [`SimError::PolicyFailed`]: crate::SimError::PolicyFailed
+    pub fn fail(&mut self, reason: impl Into<String>) {
+        self.failure = Some(reason.into());
+    }
+
+    /// Why the policy gave up, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
     /// Jobs to start, in decision order.
     pub fn starts(&self) -> &[JobId] {
         &self.starts
@@ -300,5 +359,6 @@ impl Decisions {
     pub fn clear(&mut self) {
         self.starts.clear();
         self.wakeups.clear();
+        self.failure = None;
     }
 }

@@ -238,3 +238,255 @@ fn wakeups_call_the_policy_at_the_requested_time() {
     // 1 arrival, 2 wake-ups (both at 7), 1 end.
     assert_eq!(schedule.stats().events, 4);
 }
+
+#[test]
+fn a_policy_that_gives_up_stops_the_run_with_its_reason() {
+    struct Quitter;
+    impl Policy for Quitter {
+        fn name(&self) -> &str {
+            "quitter"
+        }
+        fn schedule(&mut self, _: &View<'_>, decisions: &mut Decisions) {
+            decisions.fail("table too large");
+        }
+    }
+    let jobs = JobSet::from_jobs(vec![job(1, 3, 1, 10, 10)], &JobModel::new(4)).unwrap();
+    let err = simulate(&jobs, &mut Quitter).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "policy quitter failed at time 3: table too large"
+    );
+}
+
+/// FCFS over the batch queue, plus: dedicated jobs start when due and fit.
+struct Elastic {
+    capabilities: schedsim_sim_core::Capabilities,
+}
+
+impl Elastic {
+    fn new(elastic_commands: bool, dedicated_jobs: bool) -> Self {
+        Self {
+            capabilities: schedsim_sim_core::Capabilities {
+                dedicated_jobs,
+                elastic_commands,
+            },
+        }
+    }
+}
+
+impl Policy for Elastic {
+    fn name(&self) -> &str {
+        "elastic"
+    }
+    fn capabilities(&self) -> schedsim_sim_core::Capabilities {
+        self.capabilities
+    }
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let mut free = view.free();
+        for &id in view.dedicated() {
+            let job = view.job(id);
+            if job.requested_start.is_some_and(|r| r <= view.now()) && job.size <= free {
+                free -= job.size;
+                decisions.start(id);
+            }
+        }
+        for &id in view.queue() {
+            let size = view.job(id).size;
+            if size > free {
+                break;
+            }
+            free -= size;
+            decisions.start(id);
+        }
+    }
+}
+
+fn with(
+    jobs: Vec<Job>,
+    model: &JobModel,
+    commands: &[(Time, u32, schedsim_sim_core::Change)],
+) -> JobSet {
+    let commands = commands
+        .iter()
+        .map(|&(time, job, change)| schedsim_sim_core::ElasticCommand {
+            time,
+            job: JobId(job),
+            change,
+        })
+        .collect();
+    JobSet::from_jobs(jobs, model)
+        .unwrap()
+        .with_commands(commands)
+        .unwrap()
+}
+
+#[test]
+fn elastic_commands_change_estimates_and_ends_by_hand() {
+    use schedsim_sim_core::Change::{ExtendProcessors, ExtendTime, ReduceTime};
+    let model = JobModel::new(4);
+    // A: 4 procs, estimate 100, works 100, runs 0..100. B: 4 procs,
+    // estimate 50, works 80, queued at 10: the kill rule would end it 50 s
+    // after its start. ET +40 at 20, while B waits: estimate 90, so B runs
+    // min(80, 90) = 80 s: 100..180.
+    // Built from records so that B keeps its recorded runtime (80) apart
+    // from its estimate (50).
+    let records = [
+        workload_format::Record {
+            submit_time: Some(0),
+            run_time: Some(100),
+            requested_processors: Some(4),
+            requested_time: Some(100),
+            ..workload_format::Record::unknown(1)
+        },
+        workload_format::Record {
+            submit_time: Some(10),
+            run_time: Some(80),
+            requested_processors: Some(4),
+            requested_time: Some(50),
+            ..workload_format::Record::unknown(2)
+        },
+    ];
+    let jobs_with_work = JobSet::from_records(&records, &model).unwrap();
+    assert_eq!(jobs_with_work.work(JobId(1)), 80);
+    let set = jobs_with_work
+        .with_commands(vec![schedsim_sim_core::ElasticCommand {
+            time: 20,
+            job: JobId(1),
+            change: ExtendTime(40),
+        }])
+        .unwrap();
+    let schedule = simulate(&set, &mut Elastic::new(true, false)).unwrap();
+    assert_eq!(
+        (schedule.start(JobId(1)), schedule.end(JobId(1))),
+        (100, 180)
+    );
+    assert_eq!(schedule.stats().commands_applied, 1);
+    // Without the ECC processor the command is ignored: B is killed at its
+    // estimate, 100 + 50 = 150.
+    let schedule = simulate(&set, &mut Elastic::new(false, false)).unwrap();
+    assert_eq!(schedule.end(JobId(1)), 150);
+    assert_eq!(schedule.stats().commands_ignored, 1);
+
+    // RT on a running job: A (0..100) reduced by 30 at 10 ends at 70.
+    let set = with(
+        vec![job(1, 0, 4, 100, 100)],
+        &model,
+        &[(10, 0, ReduceTime(30))],
+    );
+    assert_eq!(
+        simulate(&set, &mut Elastic::new(true, false))
+            .unwrap()
+            .end(JobId(0)),
+        70
+    );
+    // Reduced by 95 at 10: the new limit, 5 s, is below the 10 s it has run:
+    // it ends at once, at 10.
+    let set = with(
+        vec![job(1, 0, 4, 100, 100)],
+        &model,
+        &[(10, 0, ReduceTime(95))],
+    );
+    let schedule = simulate(&set, &mut Elastic::new(true, false)).unwrap();
+    assert_eq!(schedule.end(JobId(0)), 10);
+    assert_eq!(schedule.stats().commands_ending_jobs, 1);
+    // A command after the job ended does nothing, and is counted.
+    let set = with(
+        vec![job(1, 0, 4, 100, 100)],
+        &model,
+        &[(150, 0, ExtendTime(30))],
+    );
+    let schedule = simulate(&set, &mut Elastic::new(true, false)).unwrap();
+    assert_eq!(schedule.end(JobId(0)), 100);
+    assert_eq!(schedule.stats().commands_after_end, 1);
+    // Processor commands are rejected and counted.
+    let set = with(
+        vec![job(1, 0, 4, 100, 100)],
+        &model,
+        &[(10, 0, ExtendProcessors(2))],
+    );
+    let schedule = simulate(&set, &mut Elastic::new(true, false)).unwrap();
+    assert_eq!(schedule.stats().processor_commands_rejected, 1);
+}
+
+#[test]
+fn elastic_commands_with_killing_and_extending() {
+    use schedsim_sim_core::Change::{ExtendTime, ReduceTime};
+    let record = workload_format::Record {
+        submit_time: Some(0),
+        run_time: Some(150),
+        requested_processors: Some(1),
+        requested_time: Some(100),
+        ..workload_format::Record::unknown(1)
+    };
+    // Kill rule: works 150, estimate 100: killed at 100. ET +30 at 50: the
+    // limit becomes 130, so it is killed at 130 instead.
+    let mut model = JobModel::new(1);
+    let set = JobSet::from_records([&record], &model)
+        .unwrap()
+        .with_commands(vec![schedsim_sim_core::ElasticCommand {
+            time: 50,
+            job: JobId(0),
+            change: ExtendTime(30),
+        }])
+        .unwrap();
+    assert_eq!(
+        simulate(&set, &mut Elastic::new(true, false))
+            .unwrap()
+            .end(JobId(0)),
+        130
+    );
+    // Extend rule: it runs its 150 s whatever the estimate, but RT 60 at 50
+    // (limit 40 <= 50 s already run) ends it at 50.
+    model.overrun = OverrunRule::Extend;
+    let set = JobSet::from_records([&record], &model)
+        .unwrap()
+        .with_commands(vec![schedsim_sim_core::ElasticCommand {
+            time: 50,
+            job: JobId(0),
+            change: ReduceTime(60),
+        }])
+        .unwrap();
+    assert_eq!(
+        simulate(&set, &mut Elastic::new(true, false))
+            .unwrap()
+            .end(JobId(0)),
+        50
+    );
+}
+
+#[test]
+fn dedicated_jobs_start_at_their_requested_time() {
+    let model = JobModel::new(4);
+    let mut dedicated = job(1, 0, 2, 10, 10);
+    dedicated.requested_start = Some(50);
+    let jobs = JobSet::from_jobs(vec![dedicated, job(2, 0, 2, 10, 10)], &model).unwrap();
+    // A policy that handles dedicated jobs: woken at 50, starts it then.
+    let schedule = simulate(&jobs, &mut Elastic::new(false, true)).unwrap();
+    assert_eq!(schedule.starts(), [50, 0]);
+    // A batch-only policy runs it as a batch job at once, and says so.
+    let schedule = simulate(&jobs, &mut Elastic::new(false, false)).unwrap();
+    assert_eq!(schedule.starts(), [0, 0]);
+    assert_eq!(schedule.stats().dedicated_as_batch, 1);
+    // Starting it before 50 is an error.
+    struct Eager;
+    impl Policy for Eager {
+        fn name(&self) -> &str {
+            "eager"
+        }
+        fn capabilities(&self) -> schedsim_sim_core::Capabilities {
+            schedsim_sim_core::Capabilities {
+                dedicated_jobs: true,
+                elastic_commands: false,
+            }
+        }
+        fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+            view.dedicated().iter().for_each(|&id| decisions.start(id));
+            view.queue().iter().for_each(|&id| decisions.start(id));
+        }
+    }
+    let err = simulate(&jobs, &mut Eager).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "policy eager started dedicated job JobId(0) at time 0, before its requested start 50"
+    );
+}
