@@ -109,6 +109,25 @@ fn write_svg(path: &Path, svg: &str) -> Result<(), PlotError> {
     fs::write(path, svg).map_err(write)
 }
 
+/// Axis numbers: short and without float noise (2.5M, 40k, 0.95).
+fn tick(value: &f64) -> String {
+    let v = *value;
+    let trim = |text: String| {
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
+    };
+    if v.abs() >= 1e6 {
+        format!("{}M", trim(format!("{:.2}", v / 1e6)))
+    } else if v.abs() >= 1e4 {
+        format!("{}k", trim(format!("{:.1}", v / 1e3)))
+    } else {
+        trim(format!("{v:.3}"))
+    }
+}
+
 /// A range around `values` with 5% room, never empty.
 fn padded(values: impl Iterator<Item = f64>, include_zero: bool) -> (f64, f64) {
     let (mut low, mut high) = values
@@ -160,6 +179,8 @@ pub fn line_chart(chart: &LineChart, path: &Path) -> Result<(), PlotError> {
         plot.configure_mesh()
             .x_desc(&chart.x_label)
             .y_desc(&chart.y_label)
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| fail(&e))?;
@@ -437,6 +458,7 @@ pub fn gantt(
         plot.configure_mesh()
             .x_desc("time (s)")
             .y_desc("processor")
+            .x_label_formatter(&tick)
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| fail(&e))?;
@@ -616,6 +638,14 @@ mod tests {
         // The third starts at 10, not before anything earlier.
         let jobs = [row(0, 10), row(1, 5), row(2, 10)];
         assert_eq!(started_out_of_order(&jobs), [false, true, false]);
+    }
+
+    #[test]
+    fn ticks_are_short() {
+        assert_eq!(tick(&2_500_000.0), "2.5M");
+        assert_eq!(tick(&40_000.0), "40k");
+        assert_eq!(tick(&0.95), "0.95");
+        assert_eq!(tick(&-500.0), "-500");
     }
 
     #[test]
