@@ -50,7 +50,7 @@ pub struct MergeReport {
 /// The metric value at a dotted path of the run metrics.
 fn metric_value(metrics: &serde_json::Value, path: &str) -> Option<f64> {
     path.split('.')
-        .fold(Some(metrics), |v, key| v?.get(key))?
+        .try_fold(metrics, |v, key| v.get(key))?
         .as_f64()
 }
 

@@ -60,6 +60,9 @@ fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
 
 type ReadTrace = (WorkloadSource, Workload, Option<ReadSummary>);
 
+/// Workload instances by (workload, load, seed), each built once.
+type Instances = BTreeMap<(usize, usize, Option<u64>), OnceLock<Result<LoadedWorkload, String>>>;
+
 /// Builds the workload a cell runs on: the trace with its load changed, or
 /// a generated workload at the cell's load.
 fn instance(spec: &Spec, cell: &Cell, trace: Option<&ReadTrace>) -> Result<LoadedWorkload, String> {
@@ -186,10 +189,7 @@ pub fn run(
             traces.insert(cell.workload, trace);
         }
     }
-    let mut instances: BTreeMap<
-        (usize, usize, Option<u64>),
-        OnceLock<Result<LoadedWorkload, String>>,
-    > = BTreeMap::new();
+    let mut instances: Instances = BTreeMap::new();
     for cell in &pending {
         instances.entry(cell.instance()).or_default();
     }
