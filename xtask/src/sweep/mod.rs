@@ -97,6 +97,14 @@ struct SweepInfo<'a> {
     cells: usize,
 }
 
+/// Prints a line to stdout; a closed pipe (`| head`) is not an error.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 fn absolute(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap_or_else(|_| {
         std::env::current_dir()
@@ -139,7 +147,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
         );
         let path =
             write_atomic(&out, "sweep.sbatch", text.as_bytes()).map_err(|e| e.to_string())?;
-        println!(
+        say!(
             "wrote {}: submit it with `sbatch {}`, then merge with `cargo xtask sweep {} --out {} --merge`",
             path.display(),
             path.display(),
@@ -153,7 +161,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
     if args.merge {
         let started = Instant::now();
         let report = merge::merge(&spec, &cells, &out)?;
-        println!(
+        say!(
             "merged {} cells into {} in {:.1} s ({} stray temporary files removed, {} result files of other specs left alone):",
             report.cells,
             out.display(),
@@ -162,7 +170,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
             report.foreign
         );
         for file in &report.written {
-            println!("  {file}");
+            say!("  {file}");
         }
         return Ok(());
     }
@@ -183,7 +191,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
     let shard = args.shard.unwrap_or((0, 1));
     let started = Instant::now();
     let report = run::run(&spec, &cells, &out, shard, args.threads, !args.quiet)?;
-    println!(
+    say!(
         "{}: {} cells (shard {}/{}): {} already finished, {} run in {:.1} s; results in {}/cells",
         spec.name,
         report.cells,
