@@ -59,6 +59,10 @@
 //! Jobs come from workload records through a [`JobModel`] whose
 //! normalization rules (size, estimate, runtime beyond the estimate,
 //! invalid jobs) are documented there and counted in [`Normalization`].
+//! Before that, [`change_load`] can bring the records to a target offered
+//! load ([`offered_load`]) by scaling arrival times (LOS thesis) or adding
+//! seeded duplicates or expansions of random jobs (QoPS paper); see
+//! [`LoadMethod`].
 #![warn(missing_docs)]
 
 mod engine;
