@@ -404,6 +404,19 @@ impl Spec {
                 file.level, file.batches
             )));
         }
+        if file.tau < 1 || file.granularity == 0 {
+            return Err(invalid(format!(
+                "tau ({}) and granularity ({}) must be at least 1",
+                file.tau, file.granularity
+            )));
+        }
+        let fraction = |f: f64| (0.0..1.0).contains(&f);
+        if !fraction(file.warmup) || !fraction(file.drain) || file.warmup + file.drain >= 1.0 {
+            return Err(invalid(format!(
+                "warmup ({}) and drain ({}) must be fractions in [0, 1) adding up to less than 1",
+                file.warmup, file.drain
+            )));
+        }
         if file.workload.is_empty() {
             return Err(invalid("no [[workload]]".to_owned()));
         }
@@ -707,6 +720,10 @@ lublin = { nodes = 64, jobs = 100 }
             parse(&format!("metrics = [\"speed\"]\n{MINIMAL}"))
                 .unwrap_err()
                 .starts_with("/exp/sweep.toml: unknown metric `speed` (known: wait.mean,")
+        );
+        assert_eq!(
+            parse(&format!("warmup = 0.6\ndrain = 0.5\n{MINIMAL}")).unwrap_err(),
+            "/exp/sweep.toml: warmup (0.6) and drain (0.5) must be fractions in [0, 1) adding up to less than 1"
         );
         assert_eq!(
             with("file = \"${TRACES}/kth.swf.gz\"", ""),
