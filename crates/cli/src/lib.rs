@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 mod convert;
+mod generate;
 mod jsonl;
 mod simulate;
 mod stats;
@@ -36,6 +37,10 @@ use std::error::Error;
 use std::fmt::Write as _;
 
 pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
+pub use generate::{
+    CommonArgs, CwfArgs, GenerateArgs, GenerateError, GenerateModel, GenerateOutcome, LublinArgs,
+    generate,
+};
 pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 pub use simulate::{
     BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,

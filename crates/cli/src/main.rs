@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use schedsim_cli::{
-    CommandError, ConvertArgs, SimulateArgs, StatsArgs, ValidateArgs, error_report,
+    CommandError, ConvertArgs, GenerateArgs, SimulateArgs, StatsArgs, ValidateArgs, error_report,
 };
 
 /// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
@@ -31,6 +31,9 @@ enum Command {
     Stats(StatsArgs),
     /// Convert between SWF, CWF and JSON lines (chosen by file extension).
     Convert(ConvertArgs),
+    /// Write a synthetic workload: the Lublin-Feitelson model or the CWF
+    /// generator of the Delayed/Hybrid-LOS paper.
+    Generate(GenerateArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => finish(schedsim_cli::validate(args, &mut out).map(drop)),
         Command::Stats(args) => finish(schedsim_cli::stats(args, &mut out).map(drop)),
         Command::Convert(args) => finish(schedsim_cli::convert(args, &mut out).map(drop)),
+        Command::Generate(args) => finish(schedsim_cli::generate(args, &mut out).map(drop)),
     };
     let _ = out.flush();
     result
