@@ -28,6 +28,7 @@
 
 mod compare;
 mod convert;
+mod generate;
 mod jsonl;
 mod plot;
 mod plot_command;
@@ -41,6 +42,10 @@ use std::fmt::Write as _;
 
 pub use compare::{CompareArgs, CompareError, CompareOutcome, compare};
 pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
+pub use generate::{
+    CommonArgs, CwfArgs, GenerateArgs, GenerateError, GenerateModel, GenerateOutcome, LublinArgs,
+    generate,
+};
 pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 pub use plot::{
     BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,

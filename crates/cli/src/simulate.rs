@@ -37,8 +37,8 @@ use schedsim_sim_core::{
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
-    Header, HeaderError, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_path, workload_to_string, write_workload,
+    HeaderError, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError, read_path,
+    workload_to_string, write_workload,
 };
 
 use crate::CommandError;
@@ -315,10 +315,8 @@ pub fn read_workload(
             let params = builtin_params();
             let generator = LublinGenerator::new(params.clone(), BUILTIN_SEED)
                 .map_err(|e| SimulateError::Generator(e.to_string()))?;
-            let records = generator.generate(BUILTIN_JOBS);
-            let mut header = Header::new();
-            header.set("MaxNodes", BUILTIN_NODES)?;
-            header.set("MaxProcs", BUILTIN_NODES)?;
+            let generated = generator.generate_detailed(BUILTIN_JOBS);
+            let mut header = generator.header(&generated)?;
             header.add(
                 "Note",
                 format!(
@@ -327,7 +325,7 @@ pub fn read_workload(
                      (f = {BUILTIN_ESTIMATE_F}), seed {BUILTIN_SEED}"
                 ),
             )?;
-            let workload = Workload::new(header, records);
+            let workload = Workload::new(header, generated.records);
             let text = workload_to_string(&workload).map_err(|source| SimulateError::WriteSwf {
                 path: PathBuf::from("<built-in workload>"),
                 source,

@@ -1,7 +1,9 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::summary::{CompletedJob, MetricsError, job_metrics};
+use crate::summary::{
+    CompletedJob, MetricsError, check_job, check_settings, job_metrics, measured_jobs,
+};
 
 /// How to compare two runs of the same workload.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -94,19 +96,7 @@ pub fn compare(
             batches: config.batches,
         });
     }
-    if config.tau < 1 {
-        return Err(MetricsError::BadTau(config.tau));
-    }
-    let fraction_ok = |f: f64| (0.0..1.0).contains(&f);
-    if !fraction_ok(config.warmup)
-        || !fraction_ok(config.drain)
-        || config.warmup + config.drain >= 1.0
-    {
-        return Err(MetricsError::BadExclusion {
-            warmup: config.warmup,
-            drain: config.drain,
-        });
-    }
+    check_settings(config.tau, config.warmup, config.drain)?;
     if a.len() != b.len() {
         return Err(MetricsError::DifferentWorkloads {
             index: a.len().min(b.len()),
@@ -116,22 +106,10 @@ pub fn compare(
         if x.submit != y.submit || x.procs != y.procs {
             return Err(MetricsError::DifferentWorkloads { index });
         }
-        for job in [x, y] {
-            if job.start < job.submit || job.finish < job.start {
-                return Err(MetricsError::InconsistentJob {
-                    index,
-                    submit: job.submit,
-                    start: job.start,
-                    finish: job.finish,
-                });
-            }
-        }
+        check_job(index, x)?;
+        check_job(index, y)?;
     }
-    let mut order: Vec<usize> = (0..a.len()).collect();
-    order.sort_by_key(|&i| (a[i].submit, i));
-    let skip_first = (config.warmup * a.len() as f64).floor() as usize;
-    let skip_last = (config.drain * a.len() as f64).floor() as usize;
-    let measured = &order[skip_first..a.len() - skip_last];
+    let measured = measured_jobs(a, config.warmup, config.drain);
 
     let n = measured.len();
     let (batches, batch_size) = if n < config.batches as usize {

@@ -280,28 +280,9 @@ pub fn summarize(
     if config.machine_procs == 0 {
         return Err(MetricsError::NoProcessors);
     }
-    if config.tau < 1 {
-        return Err(MetricsError::BadTau(config.tau));
-    }
-    let fraction_ok = |f: f64| (0.0..1.0).contains(&f);
-    if !fraction_ok(config.warmup)
-        || !fraction_ok(config.drain)
-        || config.warmup + config.drain >= 1.0
-    {
-        return Err(MetricsError::BadExclusion {
-            warmup: config.warmup,
-            drain: config.drain,
-        });
-    }
+    check_settings(config.tau, config.warmup, config.drain)?;
     for (index, job) in jobs.iter().enumerate() {
-        if job.start < job.submit || job.finish < job.start {
-            return Err(MetricsError::InconsistentJob {
-                index,
-                submit: job.submit,
-                start: job.start,
-                finish: job.finish,
-            });
-        }
+        check_job(index, job)?;
     }
     let n = config.machine_procs;
     let area = |job: &CompletedJob| f64::from(job.procs) * job.runtime() as f64;
@@ -319,11 +300,7 @@ pub fn summarize(
     let offered_load = (span > 0).then(|| total_area / (f64::from(n) * span as f64));
 
     // Per-job statistics over the measured jobs, in submit order.
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| (jobs[i].submit, i));
-    let skip_first = (config.warmup * jobs.len() as f64).floor() as usize;
-    let skip_last = (config.drain * jobs.len() as f64).floor() as usize;
-    let measured = &order[skip_first..jobs.len() - skip_last];
+    let measured = measured_jobs(jobs, config.warmup, config.drain);
 
     let per_job: Vec<(JobMetrics, &CompletedJob)> = measured
         .iter()
@@ -397,6 +374,44 @@ pub fn summarize(
         queue_length: queue_length(jobs, first_submit, last_finish),
         classes,
     })
+}
+
+/// Checks tau (at least 1 s) and the warm-up and drain fractions (in
+/// [0, 1), together below 1).
+pub(crate) fn check_settings(tau: i64, warmup: f64, drain: f64) -> Result<(), MetricsError> {
+    if tau < 1 {
+        return Err(MetricsError::BadTau(tau));
+    }
+    let fraction_ok = |f: f64| (0.0..1.0).contains(&f);
+    if !fraction_ok(warmup) || !fraction_ok(drain) || warmup + drain >= 1.0 {
+        return Err(MetricsError::BadExclusion { warmup, drain });
+    }
+    Ok(())
+}
+
+/// A job must not start before its submission nor end before its start.
+pub(crate) fn check_job(index: usize, job: &CompletedJob) -> Result<(), MetricsError> {
+    if job.start < job.submit || job.finish < job.start {
+        return Err(MetricsError::InconsistentJob {
+            index,
+            submit: job.submit,
+            start: job.start,
+            finish: job.finish,
+        });
+    }
+    Ok(())
+}
+
+/// Indices of the jobs kept for per-job statistics, in submit order (ties
+/// by index): all but the first `warmup` and last `drain` fractions.
+pub(crate) fn measured_jobs(jobs: &[CompletedJob], warmup: f64, drain: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| (jobs[i].submit, i));
+    let skip_first = (warmup * jobs.len() as f64).floor() as usize;
+    let skip_last = (drain * jobs.len() as f64).floor() as usize;
+    order.truncate(jobs.len() - skip_last);
+    order.drain(..skip_first);
+    order
 }
 
 /// Time-weighted mean and maximum of the number of jobs submitted but not

@@ -6,7 +6,7 @@ use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 
 use crate::order::QueueOrder;
 use crate::profile::Profile;
-use crate::shadow::{Shadow, shadow};
+use crate::shadow::{Shadow, Starts};
 
 /// How many waiting jobs hold a reservation (Maui's RESERVATIONDEPTH).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -70,8 +70,8 @@ pub struct Backfill {
     depth: Depth,
     engine: Engine,
     ordered: Vec<JobId>,
-    /// Jobs started in this call: (expected end, size), sorted by end.
-    started: Vec<(Time, u32)>,
+    /// Jobs started in this call.
+    started: Starts,
     profile: Profile,
     /// Conservative: the reserved start of each waiting job, by job id.
     /// Depth 1 and k: the reservations made in the last call.
@@ -118,7 +118,7 @@ impl Backfill {
             depth,
             engine,
             ordered: Vec::new(),
-            started: Vec::new(),
+            started: Starts::default(),
             profile: Profile::default(),
             reservations: Vec::new(),
             reserved_last_call: Vec::new(),
@@ -168,13 +168,6 @@ impl Backfill {
         self.reservations.get(id.index()).copied().flatten()
     }
 
-    fn start(&mut self, view: &View<'_>, id: JobId, decisions: &mut Decisions) {
-        decisions.start(id);
-        let end = view.now() + view.estimate(id);
-        let position = self.started.partition_point(|&(e, _)| e <= end);
-        self.started.insert(position, (end, view.job(id).size));
-    }
-
     fn clear_call_reservations(&mut self) {
         for id in self.reserved_last_call.drain(..) {
             self.reservations[id.index()] = None;
@@ -189,24 +182,14 @@ impl Backfill {
     /// Depth 0 and 1 (appendix A.1).
     fn schedule_scan(&mut self, view: &View<'_>, queue: &[JobId], decisions: &mut Decisions) {
         let mut free = view.free();
-        // Start jobs in queue order while they fit.
-        let mut position = 0;
-        while let Some(&id) = queue.get(position) {
-            let size = view.job(id).size;
-            if size > free {
-                break;
-            }
-            self.start(view, id, decisions);
-            free -= size;
-            position += 1;
-        }
+        let position = self.started.start_heads(view, queue, &mut free, decisions);
         if position == queue.len() || free == 0 || self.depth == Depth::Jobs(0) {
             return;
         }
         let head = queue[position];
         // The head never fits only if it is larger than the machine, which
         // the job model rules out.
-        let Some(mut reservation) = shadow(view, &self.started, free, view.job(head).size) else {
+        let Some(mut reservation) = self.started.shadow(view, free, view.job(head).size) else {
             return;
         };
         self.reserve_for_call(head, reservation.time);
@@ -247,10 +230,10 @@ impl Backfill {
     ) {
         let size = view.job(id).size;
         if view.now() + view.estimate(id) <= reservation.time {
-            self.start(view, id, decisions);
+            self.started.start(view, id, decisions);
             *free -= size;
         } else if size <= reservation.extra {
-            self.start(view, id, decisions);
+            self.started.start(view, id, decisions);
             *free -= size;
             reservation.extra -= size;
         }
@@ -280,7 +263,7 @@ impl Backfill {
             };
             if anchor == now {
                 self.profile.reserve(now, now + estimate, size);
-                self.start(view, id, decisions);
+                self.started.start(view, id, decisions);
                 free -= size;
             } else if reserved < limit {
                 self.profile.reserve(anchor, anchor + estimate, size);

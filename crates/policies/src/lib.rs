@@ -5,8 +5,11 @@
 //! Backfilling is one mechanism, [`Backfill`], with two settings: a
 //! [`QueueOrder`] and a reservation [`Depth`]. FCFS is depth 0, EASY depth
 //! 1 (appendix A.1 of the LOS thesis), conservative depth all (appendix
-//! A.2). Policies are usually built from a spec string such as
-//! `easy:order=sjf` with [`build_policy`].
+//! A.2). [`Los`] is the Lookahead Optimizing Scheduler of the same thesis
+//! (chapter 3), packing jobs with the dynamic programmes of [`knapsack_dp`].
+//! Policies are usually built from a spec string such as `easy:order=sjf`
+//! or `los:merit=max-slowdown` with [`build_policy`]; [`POLICIES`] lists
+//! them all.
 //!
 //! ```
 //! use schedsim_policies::{PolicySpec, build_policy};
@@ -49,5 +52,5 @@ pub use backfill::{Backfill, Depth};
 pub use error::SpecError;
 pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 pub use order::QueueOrder;
-pub use shadow::{Shadow, shadow};
+pub use shadow::{Shadow, Starts, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

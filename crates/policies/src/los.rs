@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 
-use crate::shadow::shadow;
+use crate::shadow::Starts;
 
 /// How LOS breaks ties among job sets of equal utilization (LOS thesis
 /// section 3.4).
@@ -166,8 +166,8 @@ pub struct Los {
     name: String,
     config: LosConfig,
     solver: Solver,
-    /// Jobs started in this call: (expected end, size), sorted by end.
-    started: Vec<(Time, u32)>,
+    /// Jobs started in this call.
+    started: Starts,
     candidates: Vec<JobId>,
     sizes: Vec<u32>,
     shadow_sizes: Vec<u32>,
@@ -182,7 +182,7 @@ impl Los {
             name: config.to_string(),
             config,
             solver: Solver::new(),
-            started: Vec::new(),
+            started: Starts::default(),
             candidates: Vec::new(),
             sizes: Vec::new(),
             shadow_sizes: Vec::new(),
@@ -194,13 +194,6 @@ impl Los {
     /// The settings.
     pub fn config(&self) -> LosConfig {
         self.config
-    }
-
-    fn start(&mut self, view: &View<'_>, id: JobId, decisions: &mut Decisions) {
-        decisions.start(id);
-        let end = view.now() + view.estimate(id);
-        let position = self.started.partition_point(|&(e, _)| e <= end);
-        self.started.insert(position, (end, view.job(id).size));
     }
 }
 
@@ -214,21 +207,12 @@ impl Policy for Los {
         let queue = view.queue();
         let mut free = view.free();
         self.started.clear();
-        let mut position = 0;
-        while let Some(&id) = queue.get(position) {
-            let size = view.job(id).size;
-            if size > free {
-                break;
-            }
-            self.start(view, id, decisions);
-            free -= size;
-            position += 1;
-        }
+        let position = self.started.start_heads(view, queue, &mut free, decisions);
         if position == queue.len() || free == 0 || self.config.lookahead == 0 {
             return;
         }
         let head = queue[position];
-        let Some(reservation) = shadow(view, &self.started, free, view.job(head).size) else {
+        let Some(reservation) = self.started.shadow(view, free, view.job(head).size) else {
             return;
         };
 

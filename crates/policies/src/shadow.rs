@@ -1,4 +1,4 @@
-use schedsim_sim_core::{Time, View};
+use schedsim_sim_core::{Decisions, JobId, Time, View};
 
 /// Where and when the first waiting job that does not fit can start: the
 /// shadow time and the extra processors (LOS thesis section 3.2.1 and
@@ -49,6 +49,64 @@ pub fn shadow(view: &View<'_>, started: &[(Time, u32)], free: u32, size: u32) ->
         }
     }
     None
+}
+
+/// The jobs a policy starts during one call, kept as (expected end, size)
+/// sorted by end: for the rest of the call they count as running, e.g. in
+/// the shadow computation. Reused across calls; clear it at the start of
+/// each.
+#[derive(Debug, Clone, Default)]
+pub struct Starts {
+    ends: Vec<(Time, u32)>,
+}
+
+impl Starts {
+    /// Forgets the jobs of the previous call.
+    pub fn clear(&mut self) {
+        self.ends.clear();
+    }
+
+    /// Starts `id` now: records the decision and its expected end.
+    pub fn start(&mut self, view: &View<'_>, id: JobId, decisions: &mut Decisions) {
+        decisions.start(id);
+        let end = view.now() + view.estimate(id);
+        let position = self.ends.partition_point(|&(e, _)| e <= end);
+        self.ends.insert(position, (end, view.job(id).size));
+    }
+
+    /// Starts the jobs at the front of `queue` while they fit in `free`
+    /// (which it lowers); returns the position of the first job that does
+    /// not fit (`queue.len()` if all started).
+    pub fn start_heads(
+        &mut self,
+        view: &View<'_>,
+        queue: &[JobId],
+        free: &mut u32,
+        decisions: &mut Decisions,
+    ) -> usize {
+        let mut position = 0;
+        while let Some(&id) = queue.get(position) {
+            let size = view.job(id).size;
+            if size > *free {
+                break;
+            }
+            self.start(view, id, decisions);
+            *free -= size;
+            position += 1;
+        }
+        position
+    }
+
+    /// The shadow of a job of `size` processors with `free` processors
+    /// free, counting the jobs started so far (see [`shadow`]).
+    pub fn shadow(&self, view: &View<'_>, free: u32, size: u32) -> Option<Shadow> {
+        shadow(view, &self.ends, free, size)
+    }
+
+    /// (expected end, size) of the jobs started so far, sorted by end.
+    pub fn ends(&self) -> &[(Time, u32)] {
+        &self.ends
+    }
 }
 
 #[cfg(test)]

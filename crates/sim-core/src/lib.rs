@@ -63,6 +63,13 @@
 //! load ([`offered_load`]) by scaling arrival times (LOS thesis) or adding
 //! seeded duplicates or expansions of random jobs (QoPS paper); see
 //! [`LoadMethod`].
+//!
+//! Beyond rigid batch jobs, the Cloud Workload Format (CWF) adds dedicated
+//! jobs, which must start at a requested time, and elastic control commands
+//! (ET/RT) that change a job's kill-by time while it waits or runs. A policy
+//! opts in through [`Policy::capabilities`]; otherwise dedicated jobs are
+//! scheduled as batch jobs and commands are ignored, both counted in
+//! [`RunStats`].
 #![warn(missing_docs)]
 
 mod engine;

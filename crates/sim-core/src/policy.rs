@@ -147,20 +147,20 @@ impl<'a> View<'a> {
         let free = procs
             .checked_sub(used)
             .expect("running jobs exceed the machine");
-        Self {
+        Self::from_parts(
             now,
             procs,
             free,
             jobs,
-            estimates: &storage.estimates,
-            starts: &storage.starts,
+            &storage.estimates,
+            &storage.starts,
             queue,
-            dedicated: &[],
-            fit: &storage.fit,
-            running: &storage.running,
-            arrived: &[],
-            ended: &[],
-        }
+            &[],
+            &storage.fit,
+            &storage.running,
+            &[],
+            &[],
+        )
     }
 
     /// The same view with these waiting dedicated jobs (for testing
