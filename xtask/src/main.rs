@@ -1,11 +1,17 @@
 //! Project automation for schedsim, run as `cargo xtask <task>` (the alias
-//! lives in .cargo/config.toml).
+//! lives in .cargo/config.toml). rust-analyzer's xtask pattern: a plain Rust
+//! binary behind a cargo alias, one module per task.
+//!
+//! Tasks:
+//! - `bench`: the performance targets (see the `bench` module);
+//! - `sweep SPEC`: experiment sweeps (see the `sweep` module).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod sweep;
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", about = "schedsim project automation")]
@@ -30,6 +36,10 @@ enum Task {
         /// Index into the case list.
         index: usize,
     },
+    /// Run a sweep of workloads x loads x seeds x policies from a TOML spec
+    /// in parallel (resumable); --merge draws the CSV files and figures,
+    /// --shard/--slurm split it over processes or a Slurm job array.
+    Sweep(sweep::SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +50,7 @@ fn main() -> ExitCode {
             }
         }),
         Task::BenchCase { index } => bench::run_case(index),
+        Task::Sweep(args) => sweep::sweep(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

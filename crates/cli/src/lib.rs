@@ -26,8 +26,13 @@
 //! variant and one match arm in `main.rs`.
 #![warn(missing_docs)]
 
+mod compare;
 mod convert;
+mod generate;
 mod jsonl;
+mod plot;
+mod plot_command;
+mod run_dir;
 mod simulate;
 mod simulate_split;
 mod stats;
@@ -36,13 +41,26 @@ mod validate;
 use std::error::Error;
 use std::fmt::Write as _;
 
+pub use compare::{CompareArgs, CompareError, CompareOutcome, compare};
 pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
+pub use generate::{
+    CommonArgs, CwfArgs, GenerateArgs, GenerateError, GenerateModel, GenerateOutcome, LublinArgs,
+    generate,
+};
 pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
+pub use plot::{
+    BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,
+    run_curves, started_out_of_order, utilization_series, wait_cdf,
+};
+pub use plot_command::{
+    GANTT_DEFAULT_JOBS, GanttArgs, PlotArgs, PlotChart, PlotCommandError, gantt_window, plot,
+};
+pub use run_dir::{RunDir, RunDirError, RunJob};
 pub use simulate::{
     BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
     LoadedWorkload, Overrun, PolicyRun, SimulateArgs, SimulateError, SimulateOutcome,
     WorkloadSource, builtin_params, completed_jobs, jobs_csv, list_policies, load_workload,
-    metrics_config, run_policy, simulate, write_run,
+    metrics_config, prepare_workload, read_workload, run_policy, simulate, write_run,
 };
 pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
 pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use schedsim_cli::{
-    CommandError, ConvertArgs, SimulateArgs, StatsArgs, ValidateArgs, error_report,
+    CommandError, CompareArgs, ConvertArgs, GenerateArgs, PlotArgs, SimulateArgs, StatsArgs,
+    ValidateArgs, error_report,
 };
 
 /// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
@@ -31,6 +32,16 @@ enum Command {
     Stats(StatsArgs),
     /// Convert between SWF, CWF and JSON lines (chosen by file extension).
     Convert(ConvertArgs),
+    /// Write a synthetic workload: the Lublin-Feitelson model or the CWF
+    /// generator of the Delayed/Hybrid-LOS paper.
+    Generate(GenerateArgs),
+    /// Compare two runs of the same workload (simulate --out folders): key
+    /// metrics side by side and per-job differentials with batch-means
+    /// confidence intervals.
+    Compare(CompareArgs),
+    /// SVG charts of one run: queue length, utilization and waits over time,
+    /// or (plot gantt) its schedule.
+    Plot(PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +54,9 @@ fn main() -> ExitCode {
         Command::Validate(args) => finish(schedsim_cli::validate(args, &mut out).map(drop)),
         Command::Stats(args) => finish(schedsim_cli::stats(args, &mut out).map(drop)),
         Command::Convert(args) => finish(schedsim_cli::convert(args, &mut out).map(drop)),
+        Command::Generate(args) => finish(schedsim_cli::generate(args, &mut out).map(drop)),
+        Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(drop)),
+        Command::Plot(args) => finish(schedsim_cli::plot(args, &mut out).map(drop)),
     };
     let _ = out.flush();
     result

@@ -35,14 +35,14 @@ use schedsim_metrics::{
 };
 use schedsim_policies::{PolicySpec, SpecError, build_policy};
 use schedsim_sim_core::{
-    JobId, JobModel, JobModelError, JobSet, Normalization, OverrunRule, Schedule, SimError,
-    Strictness, simulate as run_simulation,
+    JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod, Normalization,
+    OverrunRule, Schedule, SimError, Strictness, change_load, simulate as run_simulation,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
-    Header, HeaderError, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_path, workload_to_string, write_workload,
+    HeaderError, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError, read_path,
+    workload_to_string, write_workload,
 };
 
 use crate::CommandError;
@@ -93,6 +93,19 @@ pub struct SimulateArgs {
     /// Print the comparison as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Change the workload's offered load to L before simulating (see
+    /// --load-method); summary.json records the target and the load
+    /// reached.
+    #[arg(long, value_name = "L")]
+    pub load: Option<f64>,
+    /// How --load changes the load: `scale` multiplies the arrival times
+    /// (LOS thesis), `duplicate` adds copies of random jobs at random times,
+    /// `expand` stretches random jobs (QoPS paper).
+    #[arg(long, value_name = "METHOD", default_value_t = LoadMethod::Scale)]
+    pub load_method: LoadMethod,
+    /// Seed of the random picks of `duplicate` and `expand`.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub load_seed: u64,
 }
 
 impl SimulateArgs {
@@ -111,6 +124,9 @@ impl SimulateArgs {
             warmup: 0.0,
             drain: 0.0,
             json: false,
+            load: None,
+            load_method: LoadMethod::Scale,
+            load_seed: 1,
         }
     }
 }
@@ -173,6 +189,9 @@ pub enum SimulateError {
     /// A policy made an invalid decision.
     #[error("the simulation failed")]
     Simulation(#[from] SimError),
+    /// The load could not be changed.
+    #[error("cannot change the offered load (--load)")]
+    Load(#[from] LoadError),
     /// Metrics could not be computed.
     #[error("bad metrics settings")]
     Metrics(#[from] MetricsError),
@@ -247,6 +266,8 @@ pub struct LoadedWorkload {
     pub workload: Workload,
     /// What the reader counted.
     pub read_summary: Option<ReadSummary>,
+    /// The load change applied (`--load`), if any.
+    pub load_change: Option<LoadChange>,
     /// The jobs, normalized.
     pub jobs: JobSet,
 }
@@ -265,7 +286,20 @@ pub fn builtin_params() -> LublinParams {
 /// An unreadable or (strict) invalid file, an unknown machine size, or
 /// (strict) a job that cannot be simulated.
 pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
-    let (source, workload, read_summary) = match &args.workload {
+    let (source, workload, read_summary) = read_workload(args)?;
+    prepare_workload(args, source, workload, read_summary)
+}
+
+/// Reads the workload file (or generates the built-in one) without
+/// normalizing it: the first half of [`load_workload`], for callers that
+/// prepare one workload several ways (`cargo xtask sweep`).
+///
+/// # Errors
+/// An unreadable or (strict) invalid file.
+pub fn read_workload(
+    args: &SimulateArgs,
+) -> Result<(WorkloadSource, Workload, Option<ReadSummary>), SimulateError> {
+    Ok(match &args.workload {
         Some(path) => {
             let options = if args.lenient {
                 ReadOptions::lenient()
@@ -285,10 +319,8 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
             let params = builtin_params();
             let generator = LublinGenerator::new(params.clone(), BUILTIN_SEED)
                 .map_err(|e| SimulateError::Generator(e.to_string()))?;
-            let records = generator.generate(BUILTIN_JOBS);
-            let mut header = Header::new();
-            header.set("MaxNodes", BUILTIN_NODES)?;
-            header.set("MaxProcs", BUILTIN_NODES)?;
+            let generated = generator.generate_detailed(BUILTIN_JOBS);
+            let mut header = generator.header(&generated)?;
             header.add(
                 "Note",
                 format!(
@@ -297,7 +329,7 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
                      (f = {BUILTIN_ESTIMATE_F}), seed {BUILTIN_SEED}"
                 ),
             )?;
-            let workload = Workload::new(header, records);
+            let workload = Workload::new(header, generated.records);
             let text = workload_to_string(&workload).map_err(|source| SimulateError::WriteSwf {
                 path: PathBuf::from("<built-in workload>"),
                 source,
@@ -311,7 +343,21 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
             };
             (source, workload, None)
         }
-    };
+    })
+}
+
+/// The second half of [`load_workload`]: finds the machine size, applies
+/// `--load` and normalizes the jobs.
+///
+/// # Errors
+/// An unknown machine size, a load that cannot be changed, or (strict) a
+/// job that cannot be simulated.
+pub fn prepare_workload(
+    args: &SimulateArgs,
+    source: WorkloadSource,
+    mut workload: Workload,
+    read_summary: Option<ReadSummary>,
+) -> Result<LoadedWorkload, SimulateError> {
     let procs = match args.procs {
         Some(procs) => u64::from(procs),
         None => workload
@@ -324,6 +370,20 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
             })?,
     };
     let procs = u32::try_from(procs).map_err(|_| SimulateError::MachineTooLarge(procs))?;
+    let load_change = match args.load {
+        Some(target) => {
+            let (records, change) = change_load(
+                &workload.records,
+                procs,
+                target,
+                args.load_method,
+                args.load_seed,
+            )?;
+            workload.records = records;
+            Some(change)
+        }
+        None => None,
+    };
     let model = JobModel {
         procs,
         granularity: args.granularity,
@@ -343,6 +403,7 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
         source,
         workload,
         read_summary,
+        load_change,
         jobs,
     })
 }
@@ -492,6 +553,7 @@ struct RunSummary<'a> {
     metrics_config: &'a MetricsConfig,
     normalization: &'a Normalization,
     read: Option<ReadCounts>,
+    load: Option<&'a LoadChange>,
     metrics: &'a RunMetrics,
     #[serde(skip_serializing_if = "Option::is_none")]
     split: Option<&'a SplitMetrics>,
@@ -576,6 +638,7 @@ pub fn write_run(
             skipped_lines: s.skipped_lines,
             rounded_values: s.rounded.iter().sum(),
         }),
+        load: loaded.load_change.as_ref(),
         metrics: &run.metrics,
         split: run.split.as_ref(),
         run_stats: run.schedule.stats(),
@@ -712,6 +775,13 @@ fn report(
              offered load {BUILTIN_LOAD}, f-model estimates with f = {BUILTIN_ESTIMATE_F}, \
              seed {seed}); give --workload FILE for your own"
         )?,
+    }
+    if let Some(change) = &loaded.load_change {
+        writeln!(
+            out,
+            "load: {} to {} (offered load {:.4} before, {:.4} reached)",
+            change.method, change.target, change.original_load, change.achieved_load
+        )?;
     }
     let n = loaded.jobs.normalization();
     writeln!(

@@ -13,7 +13,7 @@ use crate::dist::{Gamma, exponential};
 use crate::error::ParamsError;
 use crate::estimate::EstimateParams;
 use crate::load::{find_scale, load_from};
-use crate::lublin::{Generated, RuntimeModel};
+use crate::lublin::{Generated, GeneratedSummary, RuntimeModel};
 use crate::params::{
     ArrivalParams, ClassParams, RuntimeParams, check_log_runtime_cap, check_positive,
     check_probability, check_target_load, validate_arrival, validate_runtime,
@@ -539,8 +539,9 @@ impl CwfGenerator {
 /// ones merges them in as the walk goes: a command is written once it is
 /// strictly earlier than the next submission (at equal times the submission
 /// goes first). Heap order: (time, job number, ET before RT), the documented
-/// tie order.
-#[derive(Debug)]
+/// tie order. A clone continues from the same point with the same lines,
+/// without redoing the arrival-scale search.
+#[derive(Debug, Clone)]
 pub struct CwfRecords<'g> {
     generator: &'g CwfGenerator,
     streams: [ArrivalStream; 1],
@@ -557,6 +558,14 @@ impl CwfRecords<'_> {
     /// The factor on every inter-arrival draw (1 without a target load).
     pub fn arrival_scale(&self) -> f64 {
         self.arrival_scale
+    }
+
+    /// Draws the remaining lines and tallies them (see
+    /// [`GeneratedSummary`]); on a fresh iterator, the same summary as
+    /// [`Generated::summary`] of `generate_detailed`.
+    pub fn summary(self) -> GeneratedSummary {
+        let (scale, machine) = (self.arrival_scale, self.generator.params.machine_size);
+        GeneratedSummary::tally(self, scale, machine)
     }
 }
 

@@ -111,7 +111,7 @@ impl ArrivalClock {
 /// `g ~ gamma(aarr * arar, barr)` redrawn while `g > cap`. With `caching` on
 /// the draws are kept, so the load search can replay them with another scale
 /// (common random numbers); later draws are taken fresh from the generator.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ArrivalStream {
     cycle: DailyCycle,
     gamma: Gamma,

@@ -3,7 +3,7 @@
 use workload_format::{Header, HeaderError};
 
 use crate::cwf::CwfGenerator;
-use crate::lublin::{Generated, LublinGenerator};
+use crate::lublin::{Generated, GeneratedSummary, LublinGenerator};
 
 /// Header lines shared by both generators: version, counts, machine size,
 /// the longest possible runtime, and Notes naming the model, the seed, the
@@ -14,15 +14,14 @@ fn header(
     machine_size: u32,
     max_log_runtime: f64,
     seed: u64,
-    generated: &Generated,
+    generated: &GeneratedSummary,
     params_json: &str,
 ) -> Result<Header, HeaderError> {
-    let jobs = generated.records.iter().filter(|r| !r.is_command()).count();
     let mut h = Header::new();
     h.set("Version", "2.2")?;
     h.set("Computer", format!("synthetic ({model})"))?;
-    h.set("MaxJobs", jobs)?;
-    h.set("MaxRecords", generated.records.len())?;
+    h.set("MaxJobs", generated.jobs)?;
+    h.set("MaxRecords", generated.records)?;
     h.set("MaxNodes", machine_size)?;
     h.set("MaxProcs", machine_size)?;
     // The reference writes (int)exp(12) = 162754.
@@ -51,6 +50,13 @@ impl LublinGenerator {
     /// Fails only if a header value were malformed, which validated
     /// parameters never give.
     pub fn header(&self, generated: &Generated) -> Result<Header, HeaderError> {
+        self.header_for(&generated.summary())
+    }
+
+    /// The same header from a [`GeneratedSummary`], e.g. one tallied from a
+    /// clone of [`LublinGenerator::records`] so that the records can be
+    /// streamed after it.
+    pub fn header_for(&self, generated: &GeneratedSummary) -> Result<Header, HeaderError> {
         let p = self.params();
         let json = serde_json::to_string(p).unwrap_or_default();
         let model = if p.job_types {
@@ -73,6 +79,12 @@ impl CwfGenerator {
     /// The CWF header for `generated` (from this generator), as
     /// [`LublinGenerator::header`] (`MaxNodes` = `MaxProcs` = 320 by default).
     pub fn header(&self, generated: &Generated) -> Result<Header, HeaderError> {
+        self.header_for(&generated.summary())
+    }
+
+    /// The same header from a [`GeneratedSummary`], as
+    /// [`LublinGenerator::header_for`].
+    pub fn header_for(&self, generated: &GeneratedSummary) -> Result<Header, HeaderError> {
         let p = self.params();
         let json = serde_json::to_string(p).unwrap_or_default();
         header(

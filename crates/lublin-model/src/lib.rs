@@ -17,6 +17,10 @@
 //! `MaxProcs` (the machine size), `MaxJobs`, `MaxRecords`, `MaxRuntime`, and
 //! `Note` lines naming the model, seed, arrival scale and offered load, with
 //! every parameter as JSON that deserialises back into the parameter struct.
+//! To write that header before streamed records, `header_for` takes a
+//! [`GeneratedSummary`] tallied from a clone of the iterator
+//! (`records.clone().summary()`): the generator runs twice, the records are
+//! never held.
 //!
 //! ```
 //! use lublin_model::{EstimateParams, LublinGenerator, LublinParams, offered_load};
@@ -158,7 +162,7 @@ pub use cwf::{
 pub use error::ParamsError;
 pub use estimate::{EstimateModel, EstimateParams, POPULAR_ESTIMATES};
 pub use load::offered_load;
-pub use lublin::{Generated, LublinGenerator, LublinRecords};
+pub use lublin::{Generated, GeneratedSummary, LublinGenerator, LublinRecords};
 pub use params::{
     ArrivalParams, ClassParams, DEFAULT_MACHINE_SIZE, LublinParams, RuntimeParams, SizeParams,
 };

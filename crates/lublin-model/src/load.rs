@@ -16,20 +16,63 @@ const MAX_EVALUATIONS: usize = 100;
 /// skipped). `None` when the span is zero (fewer than two submissions, or all
 /// at one second) or `machine_size` is 0.
 pub fn offered_load(records: &[Record], machine_size: u64) -> Option<f64> {
-    let mut work = 0.0;
-    let mut first = u64::MAX;
-    let mut last = 0;
-    for r in records.iter().filter(|r| !r.is_command()) {
-        let Some(submit) = r.submit_time else {
-            continue;
-        };
-        first = first.min(submit);
-        last = last.max(submit);
-        if let (Some(size), Some(runtime)) = (r.allocated_processors, r.run_time) {
-            work += size as f64 * runtime as f64;
+    let mut tally = Tally::default();
+    for r in records {
+        tally.add(r);
+    }
+    tally.offered_load(machine_size)
+}
+
+/// Counts, submit-time range and work of records seen one at a time: what
+/// [`offered_load`] and a header need, without holding the records. One code
+/// path for both, so a streamed workload's load is bit-identical to the
+/// collected one's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tally {
+    /// Submission lines.
+    pub(crate) jobs: usize,
+    /// All lines.
+    pub(crate) records: usize,
+    /// Earliest and latest submit time of a submission (`u64::MAX` and 0
+    /// before the first).
+    pub(crate) first: u64,
+    pub(crate) last: u64,
+    /// Node-seconds of the submissions with known size and runtime.
+    work: f64,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Self {
+            jobs: 0,
+            records: 0,
+            first: u64::MAX,
+            last: 0,
+            work: 0.0,
         }
     }
-    load_from(work, first, last, machine_size)
+}
+
+impl Tally {
+    pub(crate) fn add(&mut self, r: &Record) {
+        self.records += 1;
+        if r.is_command() {
+            return;
+        }
+        self.jobs += 1;
+        let Some(submit) = r.submit_time else {
+            return;
+        };
+        self.first = self.first.min(submit);
+        self.last = self.last.max(submit);
+        if let (Some(size), Some(runtime)) = (r.allocated_processors, r.run_time) {
+            self.work += size as f64 * runtime as f64;
+        }
+    }
+
+    pub(crate) fn offered_load(&self, machine_size: u64) -> Option<f64> {
+        load_from(self.work, self.first, self.last, machine_size)
+    }
 }
 
 pub(crate) fn load_from(work: f64, first: u64, last: u64, machine_size: u64) -> Option<f64> {

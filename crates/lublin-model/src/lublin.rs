@@ -5,7 +5,7 @@ use workload_format::{JobStatus, Record};
 use crate::cycle::{ArrivalStream, DailyCycle, Walk, walk};
 use crate::dist::{Gamma, HyperGamma, two_stage_uniform};
 use crate::error::ParamsError;
-use crate::load::{find_scale, load_from};
+use crate::load::{Tally, find_scale, load_from};
 use crate::params::{ClassParams, LublinParams, RuntimeParams, SizeParams};
 use crate::rng::{Aspect, StreamClass, stream, unit};
 
@@ -20,6 +20,99 @@ pub struct Generated {
     /// The offered load of `records` (see [`crate::offered_load`]); `None` for
     /// fewer than two jobs or a zero span.
     pub offered_load: Option<f64>,
+}
+
+impl Generated {
+    /// The counts and loads of these records, as a header states them.
+    pub fn summary(&self) -> GeneratedSummary {
+        let mut tally = Tally::default();
+        for r in &self.records {
+            tally.add(r);
+        }
+        GeneratedSummary::new(&tally, self.arrival_scale, self.offered_load)
+    }
+}
+
+/// What the header of a generated workload states about its lines: counts,
+/// submit-time range, arrival scale and offered load. [`Generated::summary`]
+/// gives it for a collected workload; `summary()` on a record iterator
+/// ([`LublinRecords::summary`], [`CwfRecords::summary`](crate::CwfRecords::summary))
+/// tallies a stream without holding it, so a header can be written before
+/// the records:
+///
+/// ```
+/// use lublin_model::{LublinGenerator, LublinParams};
+///
+/// let generator = LublinGenerator::new(LublinParams::default().load(0.7), 3)?;
+/// let records = generator.records(5000);
+/// // The iterators are cheap to clone: the arrival-scale search is not redone.
+/// let summary = records.clone().summary();
+/// let header = generator.header_for(&summary)?;
+/// assert_eq!(header.max_jobs(), Some(5000));
+/// # let mut text = Vec::new();
+/// # let mut writer = workload_format::Writer::new(&mut text);
+/// # writer.write_header(&header)?;
+/// for record in records {
+///     // write it
+/// #   writer.write_record(&record)?;
+/// }
+/// # drop(writer);
+/// // The same header as from the collected records.
+/// assert_eq!(header, generator.header(&generator.generate_detailed(5000))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct GeneratedSummary {
+    /// Jobs (submission lines).
+    pub jobs: usize,
+    /// All lines: jobs and CWF commands.
+    pub records: usize,
+    /// The earliest submit time of a job; `None` without jobs.
+    pub first_submit: Option<u64>,
+    /// The latest submit time of a job; `None` without jobs.
+    pub last_submit: Option<u64>,
+    /// The factor on every inter-arrival draw (1 without a target load).
+    pub arrival_scale: f64,
+    /// The offered load (see [`crate::offered_load`]); `None` for a zero
+    /// span.
+    pub offered_load: Option<f64>,
+}
+
+impl GeneratedSummary {
+    pub(crate) fn new(tally: &Tally, arrival_scale: f64, offered_load: Option<f64>) -> Self {
+        let known = tally.first <= tally.last;
+        Self {
+            jobs: tally.jobs,
+            records: tally.records,
+            first_submit: known.then_some(tally.first),
+            last_submit: known.then_some(tally.last),
+            arrival_scale,
+            offered_load,
+        }
+    }
+
+    /// Last submit - first submit, seconds (0 without jobs).
+    pub fn span(&self) -> u64 {
+        match (self.first_submit, self.last_submit) {
+            (Some(first), Some(last)) => last - first,
+            _ => 0,
+        }
+    }
+
+    /// Tallies `records` (consuming them) for a machine of `machine_size`.
+    pub(crate) fn tally(
+        records: impl Iterator<Item = Record>,
+        arrival_scale: f64,
+        machine_size: u32,
+    ) -> Self {
+        let mut tally = Tally::default();
+        for r in records {
+            tally.add(&r);
+        }
+        let load = tally.offered_load(u64::from(machine_size));
+        Self::new(&tally, arrival_scale, load)
+    }
 }
 
 /// The runtime model of one class, shared with the CWF generator.
@@ -272,7 +365,7 @@ pub(crate) fn draw_size<R: rand_pcg::rand_core::Rng + ?Sized>(
 /// The sizes and runtimes of one class's jobs drawn during the load search,
 /// kept for its repeated walks, with the running sum of their work. Jobs
 /// beyond the kept ones are drawn on the fly (each has its own streams).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct JobCache {
     jobs: Vec<(u32, u32)>,
     work_prefix: Vec<f64>,
@@ -305,8 +398,9 @@ impl JobCache {
 }
 
 /// The records of a [`LublinGenerator`], in submit order (see
-/// [`LublinGenerator::records`]).
-#[derive(Debug)]
+/// [`LublinGenerator::records`]). A clone continues from the same point
+/// with the same records, without redoing the arrival-scale search.
+#[derive(Debug, Clone)]
 pub struct LublinRecords<'g> {
     generator: &'g LublinGenerator,
     streams: Vec<ArrivalStream>,
@@ -320,6 +414,14 @@ impl LublinRecords<'_> {
     /// The factor on every inter-arrival draw (1 without a target load).
     pub fn arrival_scale(&self) -> f64 {
         self.arrival_scale
+    }
+
+    /// Draws the remaining records and tallies them (see
+    /// [`GeneratedSummary`]); on a fresh iterator, the same summary as
+    /// [`Generated::summary`] of `generate_detailed`.
+    pub fn summary(self) -> GeneratedSummary {
+        let (scale, machine) = (self.arrival_scale, self.generator.params.machine_size);
+        GeneratedSummary::tally(self, scale, machine)
     }
 }
 

@@ -64,6 +64,77 @@ fn lublin_round_trips() {
     assert_eq!(&back, generator.params());
 }
 
+#[test]
+fn streamed_summary_gives_the_collected_header() {
+    // The header written before streamed records (tallied from a clone of
+    // the iterator) is the header of the collected records, with and without
+    // a target load, for both generators and for tiny workloads.
+    for n in [0, 1, 2, 2500] {
+        for params in [
+            LublinParams::default(),
+            LublinParams::for_machine(512)
+                .job_types(false)
+                .load(0.6)
+                .estimate(EstimateParams::f_model(3.0)),
+        ] {
+            let generator = LublinGenerator::new(params, 9).unwrap();
+            let generated = generator.generate_detailed(n);
+            let records = generator.records(n);
+            let summary = records.clone().summary();
+            assert_eq!(summary, generated.summary());
+            assert_eq!(records.collect::<Vec<_>>(), generated.records);
+            assert_eq!(summary.jobs, n);
+            assert_eq!(summary.records, n);
+            assert_eq!(summary.offered_load, generated.offered_load);
+            assert_eq!(
+                generator.header_for(&summary).unwrap(),
+                generator.header(&generated).unwrap()
+            );
+        }
+        let generator = CwfGenerator::new(CwfParams::default().load(0.8), 4).unwrap();
+        let generated = generator.generate_detailed(n);
+        let records = generator.records(n);
+        let summary = records.clone().summary();
+        assert_eq!(summary, generated.summary());
+        assert_eq!(records.collect::<Vec<_>>(), generated.records);
+        assert_eq!(summary.jobs, n);
+        assert_eq!(summary.records, generated.records.len());
+        assert_eq!(
+            generator.header_for(&summary).unwrap(),
+            generator.header(&generated).unwrap()
+        );
+    }
+}
+
+#[test]
+fn summary_counts_by_hand() {
+    // Two jobs submitted at 0 and 100 s on the default 320-processor machine
+    // with no commands (P_E = P_R = 0): jobs 2, records 2, span 100.
+    let params = CwfParams {
+        extend_prob: 0.0,
+        reduce_prob: 0.0,
+        ..CwfParams::default()
+    };
+    let generator = CwfGenerator::new(params, 1).unwrap();
+    let generated = generator.generate_detailed(2);
+    let summary = generated.summary();
+    let submits: Vec<u64> = generated
+        .records
+        .iter()
+        .map(|r| r.submit_time.unwrap())
+        .collect();
+    assert_eq!((summary.jobs, summary.records), (2, 2));
+    assert_eq!(summary.first_submit, Some(submits[0]));
+    assert_eq!(summary.last_submit, Some(submits[1]));
+    assert_eq!(summary.span(), submits[1] - submits[0]);
+    // No jobs: no submit range, span 0, no load.
+    let empty = generator.generate_detailed(0).summary();
+    assert_eq!(
+        (empty.first_submit, empty.span(), empty.offered_load),
+        (None, 0, None)
+    );
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 

@@ -59,6 +59,10 @@
 //! Jobs come from workload records through a [`JobModel`] whose
 //! normalization rules (size, estimate, runtime beyond the estimate,
 //! invalid jobs) are documented there and counted in [`Normalization`].
+//! Before that, [`change_load`] can bring the records to a target offered
+//! load ([`offered_load`]) by scaling arrival times (LOS thesis) or adding
+//! seeded duplicates or expansions of random jobs (QoPS paper); see
+//! [`LoadMethod`].
 //!
 //! Beyond rigid batch jobs, the Cloud Workload Format (CWF) adds dedicated
 //! jobs, which must start at a requested time, and elastic control commands
@@ -72,6 +76,7 @@ mod engine;
 mod error;
 mod fit_index;
 mod job;
+mod load;
 mod machine;
 mod policy;
 
@@ -81,6 +86,7 @@ pub use job::{
     Change, CommandRejection, ElasticCommand, Job, JobId, JobModel, JobSet, Normalization,
     OverrunRule, Rejection, Strictness,
 };
+pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
 pub use policy::{Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
 

@@ -65,6 +65,11 @@
 //!   `-1`. A file may mix SWF and CWF lines; each record keeps its own form.
 //!   No other check is made: sorting, runtime against the request, and
 //!   similar facts of real logs are the caller's business.
+//! - **Byte-order mark**: a UTF-8 byte-order mark (`EF BB BF`, written by
+//!   some Windows editors) at the very start of the input is skipped in both
+//!   modes and reported in [`ReadSummary::byte_order_mark`]; anywhere else
+//!   those bytes are ordinary text (in a data line, an error). The writer
+//!   never writes one, so such a file round-trips in content, not in bytes.
 //! - **Blank lines** (only whitespace) are skipped and counted.
 //! - **Comments**: lines whose first non-whitespace character is `;`. Those
 //!   before the first record are the [`Header`]; those after it are kept in

@@ -22,6 +22,9 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// Buffer size for files and decompression.
 const BUFFER_BYTES: usize = 256 * 1024;
 
+/// The UTF-8 encoding of U+FEFF, the byte-order mark.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// How a reader treats bad lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
@@ -316,8 +319,16 @@ impl State {
     /// Handles one line (without its `\n`): `Some` for a record, an error,
     /// or a comment after the header; `None` for lines consumed here (blank,
     /// header, skipped).
-    fn handle_line(&mut self, line: &[u8]) -> Option<Result<Handled, ReadError>> {
+    fn handle_line(&mut self, mut line: &[u8]) -> Option<Result<Handled, ReadError>> {
         self.summary.lines += 1;
+        // Editors on Windows often start a UTF-8 file with a byte-order mark;
+        // it is not part of the first line's text.
+        if self.summary.lines == 1
+            && let Some(rest) = line.strip_prefix(UTF8_BOM)
+        {
+            self.summary.byte_order_mark = true;
+            line = rest;
+        }
         let Some(first) = line.iter().position(|b| !b.is_ascii_whitespace()) else {
             self.summary.blank_lines += 1;
             return None;

@@ -31,6 +31,9 @@ fn serialize_display<S: serde::Serializer>(error: &LineError, s: S) -> Result<S:
 pub struct ReadSummary {
     /// Lines read, including the last line if it has no line ending.
     pub lines: u64,
+    /// The input started with a UTF-8 byte-order mark (`EF BB BF`), which
+    /// was skipped: it is not part of line 1's text and is not written back.
+    pub byte_order_mark: bool,
     /// Data lines turned into records.
     pub records: u64,
     /// Records with 21 fields (CWF), included in `records`.

@@ -439,3 +439,69 @@ fn line_error_reasons_and_fields() {
     assert!(err.reason().skips_line());
     assert!(!Reason::HeaderValue.skips_line());
 }
+
+#[test]
+fn byte_order_mark_at_the_start_is_skipped_and_reported() {
+    const BOM: &str = "\u{feff}";
+    let plain_with_header = format!("; Version: 2.2\n{SWF_LINE}\n");
+    let plain_record_first = format!("{SWF_LINE}\n; between\n{SWF_LINE}\n");
+    for plain in [&plain_with_header, &plain_record_first] {
+        let text = format!("{BOM}{plain}");
+        let reference = strict(plain).unwrap();
+        assert!(!reference.summary.byte_order_mark);
+        for options in [ReadOptions::strict(), ReadOptions::lenient()] {
+            let w = read_from(text.as_bytes(), "bom.swf", &options).unwrap();
+            assert!(w.summary.byte_order_mark, "{options:?}");
+            assert!(w.summary.is_clean(), "{options:?}");
+            // The BOM is not a line of its own: the counts are those of the
+            // file without it.
+            assert_eq!(w.summary.lines, reference.summary.lines);
+            assert!(w.same_content(&reference), "{options:?}");
+            // Written back canonical, without the BOM, and read back the same.
+            assert_eq!(workload_to_string(&w).unwrap(), *plain);
+            // Split across buffer fills, even inside the three BOM bytes.
+            for capacity in [1, 2, 4] {
+                let input = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+                let pieces = read_from(input, "bom.swf", &options).unwrap();
+                assert!(pieces.same_content(&w), "capacity {capacity}");
+                assert_eq!(pieces.summary, w.summary, "capacity {capacity}");
+            }
+        }
+    }
+    // The header's first line is the key, not the BOM followed by it.
+    let w = strict(&format!("{BOM}{plain_with_header}")).unwrap();
+    assert_eq!(w.header.version(), Some("2.2"));
+    assert_eq!(
+        w.header.lines().next(),
+        Some("; Version: 2.2"),
+        "BOM kept in the header"
+    );
+
+    // Gzip: the BOM starts the decompressed text.
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder
+        .write_all(format!("{BOM}{plain_with_header}").as_bytes())
+        .unwrap();
+    let path = temp_path("bom.swf.gz");
+    std::fs::write(&path, encoder.finish().unwrap()).unwrap();
+    let w = read_path(&path, &ReadOptions::strict()).unwrap();
+    assert!(w.summary.byte_order_mark);
+    assert_eq!((w.header.len(), w.records.len()), (1, 1));
+
+    // Only at the very start: on line 2 the same bytes make field 1 bad.
+    let late = format!("{SWF_LINE}\n{BOM}{SWF_LINE}\n");
+    let err = strict(&late).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("test.swf:2: field 1 (job number)"),
+        "{err}"
+    );
+    let w = lenient(&late);
+    assert!(!w.summary.byte_order_mark);
+    assert_eq!((w.records.len(), w.summary.skipped_lines), (1, 1));
+
+    // A BOM alone, or before a blank line, is an empty file.
+    let w = strict(BOM).unwrap();
+    assert!(w.summary.byte_order_mark);
+    assert_eq!((w.summary.lines, w.summary.blank_lines), (1, 1));
+}

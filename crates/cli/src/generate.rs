@@ -1,0 +1,743 @@
+//! `schedsim generate lublin|cwf`: write a synthetic workload with the
+//! generators of the `lublin-model` crate.
+//!
+//! The output format follows the file name (`.swf` or `.cwf`, optionally
+//! followed by `.gz`). The file starts with the generator's own header
+//! (machine size, job and line counts, and Notes with the model, the seed,
+//! the arrival scale, the offered load and every parameter as JSON, which
+//! `--params` reads back). The records are streamed: the generator runs
+//! twice, once to tally what the header states and once to write, so memory
+//! does not grow with the number of jobs.
+//!
+//! Lublin workloads written as `.cwf` get `-1 S -1` in fields 19-21 (like
+//! `schedsim convert`). CWF workloads cannot be written as `.swf`: SWF has
+//! no place for their ET/RT lines and requested start times.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::builder::RangedU64ValueParser;
+use lublin_model::{
+    CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateParams, GeneratedSummary,
+    LublinGenerator, LublinParams, ParamsError, ReduceFloor, SizeUnit,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use workload_format::{
+    CwfFields, Header, HeaderError, PathOutput, Record, RequestType, Writer, create_path,
+};
+
+use crate::CommandError;
+use crate::convert::Format;
+
+/// Arguments of `schedsim generate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GenerateArgs {
+    /// The generator.
+    #[command(subcommand)]
+    pub model: GenerateModel,
+}
+
+/// The generators.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum GenerateModel {
+    /// The Lublin-Feitelson model (JPDC 2003) as its reference generator
+    /// implements it: batch and interactive jobs (or typeless), sizes and
+    /// runtimes adapted to the machine.
+    Lublin(LublinArgs),
+    /// The CWF generator of the Delayed/Hybrid-LOS paper (section IV-D):
+    /// 32-processor blocks on 320 processors, dedicated jobs with requested
+    /// start times, ET/RT elastic commands.
+    Cwf(CwfArgs),
+}
+
+/// Options every generator takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommonArgs {
+    /// Jobs to generate (for CWF, the ET/RT command lines come on top).
+    #[arg(long, short = 'n', value_name = "N",
+          required_unless_present = "print_params",
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    pub jobs: Option<usize>,
+    /// The seed: the same seed and parameters give a byte-identical file.
+    #[arg(long, value_name = "S", required_unless_present = "print_params")]
+    pub seed: Option<u64>,
+    /// The output file: .swf or .cwf, optionally followed by .gz (then
+    /// gzip-compressed).
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "FILE",
+        required_unless_present = "print_params"
+    )]
+    pub out: Option<PathBuf>,
+    /// Every generator parameter from a JSON file (the layout
+    /// --print-params writes; absent keys keep their defaults). Excludes
+    /// the model options.
+    #[arg(long, value_name = "FILE.json")]
+    pub params: Option<PathBuf>,
+    /// Print the parameters as JSON (the defaults changed by the options
+    /// given) and exit without generating.
+    #[arg(long, conflicts_with_all = ["jobs", "seed", "out"])]
+    pub print_params: bool,
+}
+
+/// Arguments of `schedsim generate lublin`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LublinArgs {
+    /// Jobs, seed, output, parameter file.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Nodes of the machine; job sizes are adapted to it (the published
+    /// parameters are for 128).
+    #[arg(long, value_name = "P", conflicts_with = "params",
+          required_unless_present_any = ["params", "print_params"],
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: Option<u32>,
+    /// Target offered load: every inter-arrival time is scaled by one factor
+    /// until sum(size x runtime) / (procs x span) is within 0.1% of it.
+    /// Default: the model's own arrival rate.
+    #[arg(long, value_name = "L", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = positive)]
+    pub load: Option<f64>,
+    /// One typeless job stream instead of batch and interactive streams.
+    #[arg(long, conflicts_with = "params")]
+    pub typeless: bool,
+    /// The requested time (field 9): `exact` (the runtime) or `f:F`
+    /// (Mu'alem-Feitelson f-model, runtime x U(1, F)), optionally followed
+    /// by `,rounded` (up to 5/15/30 min, 1/2/4/8/12/24/48 h). Default:
+    /// unknown (-1), as the reference generator writes.
+    #[arg(long, value_name = "MODEL", conflicts_with = "params", value_parser = estimate)]
+    pub estimate: Option<EstimateParams>,
+}
+
+impl LublinArgs {
+    /// `generate lublin --jobs jobs --procs procs --seed seed -o out`.
+    pub fn new(jobs: usize, procs: u32, seed: u64, out: PathBuf) -> Self {
+        Self {
+            common: CommonArgs::new(jobs, seed, out),
+            procs: Some(procs),
+            load: None,
+            typeless: false,
+            estimate: None,
+        }
+    }
+
+    /// The generator parameters: from --params, or the published ones for
+    /// the machine changed by the options.
+    ///
+    /// # Errors
+    /// An unreadable or malformed --params file.
+    pub fn generator_params(&self) -> Result<LublinParams, GenerateError> {
+        if let Some(path) = &self.common.params {
+            return read_params(path);
+        }
+        let mut params = self
+            .procs
+            .map_or_else(LublinParams::default, LublinParams::for_machine)
+            .job_types(!self.typeless);
+        params.target_load = self.load;
+        params.estimate = self.estimate;
+        Ok(params)
+    }
+}
+
+/// Arguments of `schedsim generate cwf`. Options left out keep the paper's
+/// values (or, where it is silent, the documented defaults of
+/// `lublin_model::CwfParams`; --print-params shows them all).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CwfArgs {
+    /// Jobs, seed, output, parameter file.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// P_S, probability of a small job (1-3 blocks; large: 4-10). Default 0.5.
+    #[arg(long, value_name = "PS", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = probability)]
+    pub small_prob: Option<f64>,
+    /// P_D, probability of a dedicated job (with a requested start time).
+    /// Default 0.5.
+    #[arg(long, value_name = "PD", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = probability)]
+    pub dedicated_prob: Option<f64>,
+    /// P_E, probability that a job gets an ET (extend time) command.
+    /// Default 0.2.
+    #[arg(long, value_name = "PE", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = probability)]
+    pub extend_prob: Option<f64>,
+    /// P_R, probability that a job gets an RT (reduce time) command.
+    /// Default 0.1.
+    #[arg(long, value_name = "PR", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = probability)]
+    pub reduce_prob: Option<f64>,
+    /// Target offered load, reached by scaling every inter-arrival time.
+    /// Default: the arrival process as parameterised (--barr).
+    #[arg(long, value_name = "L", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = positive)]
+    pub load: Option<f64>,
+    /// The arrival process's barr, which the paper varies in
+    /// [0.4101, 0.6101] for load. Default 0.5101.
+    #[arg(long, value_name = "B", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = positive)]
+    pub barr: Option<f64>,
+    /// Processors of the machine. Default 320.
+    #[arg(long, value_name = "P", conflicts_with = "params",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: Option<u32>,
+    /// Processors per allocation block. Default 32.
+    #[arg(long, value_name = "N", conflicts_with = "params",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub block_size: Option<u32>,
+    /// The requested time: `exact` or `f:F`, optionally `,rounded` (as for
+    /// `generate lublin`). Default exact.
+    #[arg(long, value_name = "MODEL", conflicts_with = "params", value_parser = estimate)]
+    pub estimate: Option<EstimateParams>,
+    /// Mean delay from submission to a dedicated job's requested start,
+    /// seconds (exponential). Default 3600.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "params", allow_negative_numbers = true,
+          value_parser = positive)]
+    pub start_delay_mean: Option<f64>,
+    /// One draw decides ET, RT or neither (P_E + P_R <= 1), instead of two
+    /// independent draws.
+    #[arg(long, conflicts_with = "params")]
+    pub exclusive_commands: bool,
+    /// ET amounts, exponential with mean `fraction:F` of the requested time
+    /// or `seconds:S`. Default fraction:0.5.
+    #[arg(long, value_name = "MEAN", conflicts_with = "params", value_parser = amount)]
+    pub extend_amount: Option<CommandAmount>,
+    /// RT amounts, as --extend-amount. Default fraction:0.25.
+    #[arg(long, value_name = "MEAN", conflicts_with = "params", value_parser = amount)]
+    pub reduce_amount: Option<CommandAmount>,
+    /// How far an RT may reduce the requested time: `one-second` or
+    /// `runtime`. Default one-second.
+    #[arg(long, value_name = "FLOOR", conflicts_with = "params", value_parser = reduce_floor)]
+    pub reduce_floor: Option<ReduceFloor>,
+    /// When commands are issued: `within-lifetime` (uniform in [submit + 1,
+    /// start + requested time]) or `after-submit:MEAN` (exponential delay,
+    /// seconds). Default within-lifetime.
+    #[arg(long, value_name = "WHEN", conflicts_with = "params", value_parser = command_time)]
+    pub command_time: Option<CommandTime>,
+    /// The size s in the runtime model's p = pa x s + pb: `processors` or
+    /// `blocks`. Default processors.
+    #[arg(long, value_name = "UNIT", conflicts_with = "params", value_parser = size_unit)]
+    pub runtime_size_unit: Option<SizeUnit>,
+}
+
+impl CwfArgs {
+    /// `generate cwf --jobs jobs --seed seed -o out` with the defaults.
+    pub fn new(jobs: usize, seed: u64, out: PathBuf) -> Self {
+        Self {
+            common: CommonArgs::new(jobs, seed, out),
+            small_prob: None,
+            dedicated_prob: None,
+            extend_prob: None,
+            reduce_prob: None,
+            load: None,
+            barr: None,
+            procs: None,
+            block_size: None,
+            estimate: None,
+            start_delay_mean: None,
+            exclusive_commands: false,
+            extend_amount: None,
+            reduce_amount: None,
+            reduce_floor: None,
+            command_time: None,
+            runtime_size_unit: None,
+        }
+    }
+
+    /// The generator parameters: from --params, or the defaults changed by
+    /// the options.
+    ///
+    /// # Errors
+    /// An unreadable or malformed --params file.
+    pub fn generator_params(&self) -> Result<CwfParams, GenerateError> {
+        if let Some(path) = &self.common.params {
+            return read_params(path);
+        }
+        let mut p = CwfParams::default();
+        let set = |field: &mut f64, value: Option<f64>| {
+            if let Some(value) = value {
+                *field = value;
+            }
+        };
+        set(&mut p.small_prob, self.small_prob);
+        set(&mut p.dedicated_prob, self.dedicated_prob);
+        set(&mut p.extend_prob, self.extend_prob);
+        set(&mut p.reduce_prob, self.reduce_prob);
+        set(&mut p.arrival.barr, self.barr);
+        set(&mut p.start_delay_mean, self.start_delay_mean);
+        p.target_load = self.load;
+        p.machine_size = self.procs.unwrap_or(p.machine_size);
+        p.block_size = self.block_size.unwrap_or(p.block_size);
+        p.estimate = self.estimate.unwrap_or(p.estimate);
+        p.exclusive_commands |= self.exclusive_commands;
+        p.extend_amount = self.extend_amount.unwrap_or(p.extend_amount);
+        p.reduce_amount = self.reduce_amount.unwrap_or(p.reduce_amount);
+        p.reduce_floor = self.reduce_floor.unwrap_or(p.reduce_floor);
+        p.command_time = self.command_time.unwrap_or(p.command_time);
+        p.runtime_size_unit = self.runtime_size_unit.unwrap_or(p.runtime_size_unit);
+        Ok(p)
+    }
+}
+
+impl CommonArgs {
+    fn new(jobs: usize, seed: u64, out: PathBuf) -> Self {
+        Self {
+            jobs: Some(jobs),
+            seed: Some(seed),
+            out: Some(out),
+            params: None,
+            print_params: false,
+        }
+    }
+}
+
+/// Why `generate` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// A --params file could not be read.
+    #[error("cannot read {}", path.display())]
+    ReadParams {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// A --params file is not valid parameter JSON.
+    #[error("{} does not hold valid generator parameters (see --print-params for the layout)", path.display())]
+    ParseParams {
+        /// The file.
+        path: PathBuf,
+        /// The JSON error, with line and column.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A parameter is out of range.
+    #[error("invalid generator parameters")]
+    Params(#[from] ParamsError),
+    /// A required option is missing (only when called as a library; the
+    /// command line requires it).
+    #[error("missing {0}")]
+    Missing(&'static str),
+    /// The output name does not say SWF or CWF.
+    #[error("cannot tell the output format of {} from its name (use .swf or .cwf, optionally followed by .gz)", path.display())]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A CWF workload was to be written as SWF.
+    #[error("{} is an SWF file name, but CWF workloads have ET/RT lines and requested start times that SWF cannot hold; use .cwf (or `schedsim convert --drop-cwf` afterwards)", path.display())]
+    CwfAsSwf {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The generator's header could not be built.
+    #[error("cannot build the header")]
+    Header(#[from] HeaderError),
+    /// The output file could not be written.
+    #[error("cannot write {}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: workload_format::WriteError,
+    },
+    /// The report could not be written.
+    #[error("cannot write the report")]
+    Output(#[source] io::Error),
+}
+
+impl CommandError for GenerateError {}
+
+/// What `generate` wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerateOutcome {
+    /// The file.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: Format,
+    /// Machine size (processors or nodes), as in the header.
+    pub machine_size: u32,
+    /// The target load, if one was set.
+    pub target_load: Option<f64>,
+    /// Counts, submit-time range, arrival scale and offered load.
+    pub summary: GeneratedSummary,
+}
+
+/// Runs `schedsim generate`: writes the workload and a one-line summary to
+/// `out`, or with --print-params the parameters as JSON (then the outcome
+/// is `None`).
+///
+/// # Errors
+/// See [`GenerateError`].
+pub fn generate(
+    args: &GenerateArgs,
+    out: &mut dyn Write,
+) -> Result<Option<GenerateOutcome>, GenerateError> {
+    match &args.model {
+        GenerateModel::Lublin(a) => {
+            let params = a.generator_params()?;
+            params.validate()?;
+            if a.common.print_params {
+                return print_params(&params, out).map(|()| None);
+            }
+            let (jobs, seed, path) = a.common.required()?;
+            let format = output_format(path, false)?;
+            let (machine_size, target_load) = (params.machine_size, params.target_load);
+            let generator = LublinGenerator::new(params, seed)?;
+            let started = Instant::now();
+            let output = create_output(path)?;
+            let records = generator.records(jobs);
+            let summary = records.clone().summary();
+            let header = generator.header_for(&summary)?;
+            write_records(output, path, &header, records, format)?;
+            let outcome = GenerateOutcome {
+                path: path.to_path_buf(),
+                format,
+                machine_size,
+                target_load,
+                summary,
+            };
+            report(&outcome, started, out)?;
+            Ok(Some(outcome))
+        }
+        GenerateModel::Cwf(a) => {
+            let params = a.generator_params()?;
+            params.validate()?;
+            if a.common.print_params {
+                return print_params(&params, out).map(|()| None);
+            }
+            let (jobs, seed, path) = a.common.required()?;
+            let format = output_format(path, true)?;
+            let (machine_size, target_load) = (params.machine_size, params.target_load);
+            let generator = CwfGenerator::new(params, seed)?;
+            let started = Instant::now();
+            let output = create_output(path)?;
+            let records = generator.records(jobs);
+            let summary = records.clone().summary();
+            let header = generator.header_for(&summary)?;
+            write_records(output, path, &header, records, format)?;
+            let outcome = GenerateOutcome {
+                path: path.to_path_buf(),
+                format,
+                machine_size,
+                target_load,
+                summary,
+            };
+            report(&outcome, started, out)?;
+            Ok(Some(outcome))
+        }
+    }
+}
+
+impl CommonArgs {
+    fn required(&self) -> Result<(usize, u64, &Path), GenerateError> {
+        Ok((
+            self.jobs.ok_or(GenerateError::Missing("--jobs"))?,
+            self.seed.ok_or(GenerateError::Missing("--seed"))?,
+            self.out.as_deref().ok_or(GenerateError::Missing("--out"))?,
+        ))
+    }
+}
+
+fn read_params<P: DeserializeOwned>(path: &Path) -> Result<P, GenerateError> {
+    let text = fs::read_to_string(path).map_err(|source| GenerateError::ReadParams {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| GenerateError::ParseParams {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn print_params<P: Serialize>(params: &P, out: &mut dyn Write) -> Result<(), GenerateError> {
+    let json = serde_json::to_string_pretty(params).map_err(|e| GenerateError::Output(e.into()))?;
+    writeln!(out, "{json}").map_err(GenerateError::Output)
+}
+
+/// The format of the output file; CWF output only for a CWF generator.
+fn output_format(path: &Path, commands: bool) -> Result<Format, GenerateError> {
+    match Format::of(path) {
+        Some(Format::Swf) if commands => Err(GenerateError::CwfAsSwf {
+            path: path.to_path_buf(),
+        }),
+        Some(format @ (Format::Swf | Format::Cwf)) => Ok(format),
+        Some(Format::JsonLines) | None => Err(GenerateError::UnknownFormat {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// The output file (gzip for `.gz`), created before anything is generated
+/// so that a bad path fails at once.
+fn create_output(path: &Path) -> Result<PathOutput, GenerateError> {
+    create_path(path).map_err(|source| GenerateError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Streams the header and records into `output`, the file `path`. SWF
+/// records written to a `.cwf` file get `-1 S -1`.
+fn write_records(
+    output: PathOutput,
+    path: &Path,
+    header: &Header,
+    records: impl Iterator<Item = Record>,
+    format: Format,
+) -> Result<(), GenerateError> {
+    let error = |source| GenerateError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut writer = Writer::new(output);
+    writer.write_header(header).map_err(error)?;
+    let submission = CwfFields {
+        requested_start_time: None,
+        request_type: RequestType::Submit,
+        amount: None,
+    };
+    for mut record in records {
+        if format == Format::Cwf && record.cwf.is_none() {
+            record.cwf = Some(submission);
+        }
+        writer.write_record(&record).map_err(error)?;
+    }
+    writer
+        .finish()
+        .and_then(|file| file.finish())
+        .map_err(error)
+}
+
+/// The one-line summary.
+fn report(
+    outcome: &GenerateOutcome,
+    started: Instant,
+    out: &mut dyn Write,
+) -> Result<(), GenerateError> {
+    let s = &outcome.summary;
+    let commands = s.records - s.jobs;
+    let commands = if commands > 0 {
+        format!(" and {commands} ET/RT lines")
+    } else {
+        String::new()
+    };
+    let span = s.span();
+    let load = s
+        .offered_load
+        .map_or_else(|| "undefined".to_owned(), |l| format!("{l:.4}"));
+    let target = outcome
+        .target_load
+        .map_or_else(String::new, |t| format!(" (target {t})"));
+    writeln!(
+        out,
+        "wrote {}: {} jobs{commands}, span {span} s ({:.1} days), offered load {load}{target} on {} processors, arrival scale {:.6}, in {:.2} s",
+        outcome.path.display(),
+        s.jobs,
+        span as f64 / 86_400.0,
+        outcome.machine_size,
+        s.arrival_scale,
+        started.elapsed().as_secs_f64(),
+    )
+    .map_err(GenerateError::Output)
+}
+
+// Value parsers: the error text follows clap's "invalid value 'X' for
+// '--option <V>': ..." prefix.
+
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err("expected a positive number".to_owned()),
+    }
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err("expected a probability between 0 and 1".to_owned()),
+    }
+}
+
+/// `exact`, `f:F`, either followed by `,rounded`.
+fn estimate(text: &str) -> Result<EstimateParams, String> {
+    const EXPECTED: &str = "expected exact or f:F (F >= 1), optionally followed by ,rounded";
+    let (model, rounded) = match text.strip_suffix(",rounded") {
+        Some(model) => (model, true),
+        None => (text, false),
+    };
+    let params = if model == "exact" {
+        EstimateParams::EXACT
+    } else {
+        match model.strip_prefix("f:").map(str::parse::<f64>) {
+            Some(Ok(f)) if f.is_finite() && f >= 1.0 => EstimateParams::f_model(f),
+            _ => return Err(EXPECTED.to_owned()),
+        }
+    };
+    Ok(if rounded { params.rounded() } else { params })
+}
+
+/// `fraction:F` or `seconds:S`.
+fn amount(text: &str) -> Result<CommandAmount, String> {
+    let parse = |v: &str| positive(v).ok();
+    if let Some(f) = text.strip_prefix("fraction:").and_then(parse) {
+        Ok(CommandAmount::Relative { mean_fraction: f })
+    } else if let Some(s) = text.strip_prefix("seconds:").and_then(parse) {
+        Ok(CommandAmount::Seconds { mean: s })
+    } else {
+        Err(
+            "expected fraction:F (of the requested time) or seconds:S, with a positive mean"
+                .to_owned(),
+        )
+    }
+}
+
+fn reduce_floor(text: &str) -> Result<ReduceFloor, String> {
+    match text {
+        "one-second" => Ok(ReduceFloor::OneSecond),
+        "runtime" => Ok(ReduceFloor::Runtime),
+        _ => Err("expected one-second or runtime".to_owned()),
+    }
+}
+
+/// `within-lifetime` or `after-submit:MEAN`.
+fn command_time(text: &str) -> Result<CommandTime, String> {
+    if text == "within-lifetime" {
+        return Ok(CommandTime::WithinLifetime);
+    }
+    match text.strip_prefix("after-submit:").map(positive) {
+        Some(Ok(mean)) => Ok(CommandTime::AfterSubmit { mean }),
+        _ => Err("expected within-lifetime or after-submit:MEAN (seconds, positive)".to_owned()),
+    }
+}
+
+fn size_unit(text: &str) -> Result<SizeUnit, String> {
+    match text {
+        "processors" => Ok(SizeUnit::Processors),
+        "blocks" => Ok(SizeUnit::Blocks),
+        _ => Err("expected processors or blocks".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimate_syntax() {
+        assert_eq!(estimate("exact"), Ok(EstimateParams::EXACT));
+        assert_eq!(
+            estimate("exact,rounded"),
+            Ok(EstimateParams::EXACT.rounded())
+        );
+        assert_eq!(estimate("f:3"), Ok(EstimateParams::f_model(3.0)));
+        assert_eq!(
+            estimate("f:2.5,rounded"),
+            Ok(EstimateParams::f_model(2.5).rounded())
+        );
+        for bad in [
+            "",
+            "f:",
+            "f:0.5",
+            "f:inf",
+            "f:NaN",
+            "F:3",
+            "f3",
+            "exact,round",
+            "rounded",
+        ] {
+            assert!(estimate(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn other_value_syntax() {
+        assert_eq!(
+            amount("fraction:0.5"),
+            Ok(CommandAmount::Relative { mean_fraction: 0.5 })
+        );
+        assert_eq!(
+            amount("seconds:600"),
+            Ok(CommandAmount::Seconds { mean: 600.0 })
+        );
+        assert!(amount("seconds:0").is_err());
+        assert!(amount("600").is_err());
+        assert_eq!(
+            command_time("after-submit:60"),
+            Ok(CommandTime::AfterSubmit { mean: 60.0 })
+        );
+        assert_eq!(
+            command_time("within-lifetime"),
+            Ok(CommandTime::WithinLifetime)
+        );
+        assert!(command_time("after-submit:-1").is_err());
+        assert_eq!(reduce_floor("runtime"), Ok(ReduceFloor::Runtime));
+        assert_eq!(size_unit("blocks"), Ok(SizeUnit::Blocks));
+        assert!(size_unit("nodes").is_err());
+        assert_eq!(probability("0"), Ok(0.0));
+        assert_eq!(probability("1"), Ok(1.0));
+        assert!(probability("1.01").is_err() && probability("-0.1").is_err());
+        assert!(probability("NaN").is_err());
+        assert!(positive("0").is_err() && positive("inf").is_err());
+    }
+
+    #[test]
+    fn options_change_only_their_parameters() {
+        let mut a = CwfArgs::new(10, 1, PathBuf::from("x.cwf"));
+        assert_eq!(a.generator_params().unwrap(), CwfParams::default());
+        a.small_prob = Some(0.3);
+        a.load = Some(0.9);
+        a.reduce_floor = Some(ReduceFloor::Runtime);
+        let p = a.generator_params().unwrap();
+        assert_eq!(
+            p,
+            CwfParams {
+                small_prob: 0.3,
+                target_load: Some(0.9),
+                reduce_floor: ReduceFloor::Runtime,
+                ..CwfParams::default()
+            }
+        );
+        let mut l = LublinArgs::new(10, 256, 1, PathBuf::from("x.swf"));
+        assert_eq!(
+            l.generator_params().unwrap(),
+            LublinParams::for_machine(256)
+        );
+        l.typeless = true;
+        l.estimate = Some(EstimateParams::f_model(3.0));
+        assert_eq!(
+            l.generator_params().unwrap(),
+            LublinParams::for_machine(256)
+                .job_types(false)
+                .estimate(EstimateParams::f_model(3.0))
+        );
+    }
+
+    #[test]
+    fn output_formats() {
+        let f = |name: &str, commands| output_format(Path::new(name), commands);
+        assert_eq!(f("a.swf", false).unwrap(), Format::Swf);
+        assert_eq!(f("a.swf.gz", false).unwrap(), Format::Swf);
+        assert_eq!(f("a.cwf", false).unwrap(), Format::Cwf);
+        assert_eq!(f("a.CWF.gz", true).unwrap(), Format::Cwf);
+        assert!(matches!(
+            f("a.swf", true),
+            Err(GenerateError::CwfAsSwf { .. })
+        ));
+        assert!(matches!(
+            f("a.jsonl", false),
+            Err(GenerateError::UnknownFormat { .. })
+        ));
+        assert!(matches!(
+            f("a.txt", false),
+            Err(GenerateError::UnknownFormat { .. })
+        ));
+    }
+}

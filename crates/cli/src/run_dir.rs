@@ -1,0 +1,227 @@
+//! Reading back a run folder written by `schedsim simulate --out`
+//! (jobs.csv and summary.json), for `schedsim compare` and `schedsim plot`.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use schedsim_metrics::CompletedJob;
+
+/// One job of jobs.csv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunJob {
+    /// The job number (column `job_id`).
+    pub number: u64,
+    /// Submit, start and finish, and the processors it occupied (the
+    /// allocated intervals counted).
+    pub job: CompletedJob,
+    /// Requested time (estimate), seconds.
+    pub estimate: i64,
+    /// The allocated processor intervals, inclusive.
+    pub allocation: Vec<(u32, u32)>,
+}
+
+/// A run folder read back.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    /// The folder.
+    pub dir: PathBuf,
+    /// summary.json as written.
+    pub summary: serde_json::Value,
+    /// jobs.csv's rows, in file (arrival) order.
+    pub jobs: Vec<RunJob>,
+}
+
+/// Why a run folder could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunDirError {
+    /// A file could not be read.
+    #[error("cannot read {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// summary.json is not JSON.
+    #[error("{path} is not valid JSON")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// jobs.csv lacks a column.
+    #[error("{path}: the header has no column `{column}`")]
+    MissingColumn {
+        /// The file.
+        path: PathBuf,
+        /// The column.
+        column: &'static str,
+    },
+    /// A jobs.csv value does not parse.
+    #[error("{path}:{line}: column `{column}`: cannot read `{value}`")]
+    BadValue {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The column.
+        column: &'static str,
+        /// The text.
+        value: String,
+    },
+}
+
+impl RunDir {
+    /// Reads `dir/summary.json` and `dir/jobs.csv`.
+    ///
+    /// # Errors
+    /// A missing or malformed file, naming file, line and column.
+    pub fn read(dir: &Path) -> Result<Self, RunDirError> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            fs::read_to_string(&path).map_err(|source| RunDirError::Io { path, source })
+        };
+        let summary_path = dir.join("summary.json");
+        let summary =
+            serde_json::from_str(&read("summary.json")?).map_err(|source| RunDirError::Json {
+                path: summary_path,
+                source,
+            })?;
+        let jobs = parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"))?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            summary,
+            jobs,
+        })
+    }
+
+    /// The jobs as the metrics crate takes them.
+    pub fn completed(&self) -> Vec<CompletedJob> {
+        self.jobs.iter().map(|j| j.job).collect()
+    }
+
+    /// The policy spec recorded in summary.json, or `?`.
+    pub fn policy(&self) -> &str {
+        self.summary["policy"].as_str().unwrap_or("?")
+    }
+
+    /// Processors of the machine recorded in summary.json.
+    pub fn procs(&self) -> Option<u32> {
+        self.summary["machine"]["procs"]
+            .as_u64()
+            .and_then(|p| u32::try_from(p).ok())
+    }
+}
+
+const COLUMNS: [&str; 6] = [
+    "job_id",
+    "submission_time",
+    "requested_time",
+    "starting_time",
+    "finish_time",
+    "allocated_resources",
+];
+
+fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let mut at = [0usize; COLUMNS.len()];
+    for (slot, column) in at.iter_mut().zip(COLUMNS) {
+        *slot =
+            header
+                .iter()
+                .position(|h| *h == column)
+                .ok_or_else(|| RunDirError::MissingColumn {
+                    path: path.to_path_buf(),
+                    column,
+                })?;
+    }
+    let mut jobs = Vec::new();
+    for (index, line) in lines.enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').collect();
+        let bad = |column: usize, value: &str| RunDirError::BadValue {
+            path: path.to_path_buf(),
+            line: index + 2,
+            column: COLUMNS[column],
+            value: value.to_owned(),
+        };
+        let field = |column: usize| fields.get(at[column]).copied().unwrap_or("");
+        let int = |column: usize| {
+            field(column)
+                .parse::<i64>()
+                .map_err(|_| bad(column, field(column)))
+        };
+        let number = field(0).parse::<u64>().map_err(|_| bad(0, field(0)))?;
+        let allocation = parse_allocation(field(5)).ok_or_else(|| bad(5, field(5)))?;
+        let procs: u64 = allocation
+            .iter()
+            .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
+            .sum();
+        jobs.push(RunJob {
+            number,
+            job: CompletedJob {
+                submit: int(1)?,
+                start: int(3)?,
+                finish: int(4)?,
+                procs: u32::try_from(procs).map_err(|_| bad(5, field(5)))?,
+            },
+            estimate: int(2)?,
+            allocation,
+        });
+    }
+    Ok(jobs)
+}
+
+/// `0-3 8-11` or `5` (space-separated inclusive intervals); empty for a job
+/// that occupied nothing.
+fn parse_allocation(text: &str) -> Option<Vec<(u32, u32)>> {
+    text.split_whitespace()
+        .map(|part| {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b) = (a.parse().ok()?, b.parse().ok()?);
+            (a <= b).then_some((a, b))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_csv_rows_and_allocations() {
+        let text = "job_id,submission_time,requested_number_of_resources,requested_time,success,\
+starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,bounded_slowdown
+7,5,3,100,1,10,90,100,5,95,1.05,0-1 4,1
+8,6,1,10,1,6,0,6,0,0,0,,1
+";
+        let jobs = parse_jobs_csv(text, Path::new("jobs.csv")).unwrap();
+        // 0-1 is two processors, 4 is one: 3.
+        assert_eq!(
+            jobs[0].job,
+            CompletedJob {
+                submit: 5,
+                start: 10,
+                finish: 100,
+                procs: 3
+            }
+        );
+        assert_eq!(jobs[0].allocation, [(0, 1), (4, 4)]);
+        assert_eq!((jobs[1].number, jobs[1].job.procs), (8, 0));
+        let bad = text.replace("0-1 4", "1-0");
+        assert_eq!(
+            parse_jobs_csv(&bad, Path::new("jobs.csv"))
+                .unwrap_err()
+                .to_string(),
+            "jobs.csv:2: column `allocated_resources`: cannot read `1-0`"
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! `schedsim simulate --load`, `schedsim compare` and `schedsim plot` end to
+//! end on a workload whose schedules are known by hand.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedsim-cmp-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(args)
+        .output()
+        .expect("run schedsim")
+}
+
+fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// Four processors. Job 1: 2 processors, 100 s at 0; job 2: all 4, 100 s at
+/// 5; job 3: 2 processors, 50 s (estimate 60) at 10.
+/// FCFS: job 1 0-100, job 2 100-200, job 3 200-250.
+/// EASY: job 3 backfills at 10 (ends by 70 <= shadow 100) and ends at 60.
+const WORKLOAD: &str = "\
+; MaxProcs: 4
+1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
+2 5 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1
+3 10 -1 50 2 -1 -1 2 60 -1 1 1 1 -1 1 -1 -1 -1
+";
+
+fn simulate(dir: &Path, extra: &[&str]) -> PathBuf {
+    let workload = dir.join("tiny.swf");
+    std::fs::write(&workload, WORKLOAD).unwrap();
+    let out = dir.join("out");
+    let mut args = vec![
+        "simulate",
+        "-w",
+        s(&workload),
+        "-p",
+        "fcfs",
+        "-p",
+        "easy",
+        "-o",
+        s(&out),
+    ];
+    args.extend_from_slice(extra);
+    ok(&run(&args));
+    out
+}
+
+#[test]
+fn load_scaling_is_recorded_in_summary_json() {
+    let dir = temp_dir("load");
+    // Work 2*100 + 4*100 + 2*50 = 700 on 4 processors over a span of 10 s:
+    // load 17.5. Target 8.75: arrival times x 2 -> 0, 10, 20; span 20;
+    // 700 / (4 * 20) = 8.75.
+    let out = simulate(&dir, &["--load", "8.75"]);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("easy/summary.json")).unwrap())
+            .unwrap();
+    let load = &summary["load"];
+    assert_eq!(load["method"], "scale");
+    assert_eq!(load["target"], 8.75);
+    assert_eq!(load["original_load"], 17.5);
+    assert_eq!(load["achieved_load"], 8.75);
+    assert_eq!(load["factor"], 2.0);
+    let jobs = std::fs::read_to_string(out.join("easy/jobs.csv")).unwrap();
+    let submits: Vec<&str> = jobs
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(submits, ["0", "10", "20"]);
+    // Duplication below the current load is refused with the reason.
+    let workload = dir.join("tiny.swf");
+    let o = run(&[
+        "simulate",
+        "-w",
+        s(&workload),
+        "--load",
+        "1",
+        "--load-method",
+        "duplicate",
+    ]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr
+            .contains("duplicate can only raise the load: the target 1 is below the current 17.5"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_shows_differentials_with_batch_means() {
+    let dir = temp_dir("compare");
+    let out = simulate(&dir, &[]);
+    let (fcfs, easy) = (out.join("fcfs"), out.join("easy"));
+    let json = ok(&run(&[
+        "compare",
+        s(&fcfs),
+        s(&easy),
+        "--batches",
+        "3",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let d = &v["differentials"];
+    assert_eq!(
+        (d["jobs"].as_u64(), d["batches"].as_u64()),
+        (Some(3), Some(3))
+    );
+    // Per job, fcfs - easy response: 0, 0, (250 - 10) - (60 - 10) = 190.
+    // Batches of one: mean 190 / 3 = 63.333; sample variance
+    // (2 * 63.333^2 + 126.667^2) / 2 = 12033.33, s = 109.697;
+    // t(2 df, 0.95) = 2.919986: half-width 2.919986 * 109.697 / sqrt(3) =
+    // 184.93.
+    let response = &d["response"];
+    assert!((response["mean"].as_f64().unwrap() - 190.0 / 3.0).abs() < 1e-9);
+    let half = response["half_width"].as_f64().unwrap();
+    assert!((half - 184.93).abs() < 0.01, "{half}");
+    // Side by side: mean wait fcfs (0 + 95 + 190) / 3 = 95, easy (0 + 95 +
+    // 0) / 3 = 31.667.
+    let metrics = v["metrics"].as_array().unwrap();
+    let wait = metrics.iter().find(|m| m[0] == "mean wait (s)").unwrap();
+    assert_eq!(wait[1], 95.0);
+    assert!((wait[2].as_f64().unwrap() - 95.0 / 3.0).abs() < 1e-9);
+    let table = ok(&run(&["compare", s(&fcfs), s(&easy), "--batches", "3"]));
+    assert!(table.contains("A: "), "{table}");
+    assert!(
+        table.contains("90% CI by batch means (3 batches of 1 jobs, 3 jobs)"),
+        "{table}"
+    );
+
+    // Another workload (job 3 arrives later) is refused.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let changed = WORKLOAD.replace("3 10 -1 50", "3 11 -1 50");
+    std::fs::write(other.join("tiny.swf"), changed).unwrap();
+    let out2 = other.join("out");
+    ok(&run(&[
+        "simulate",
+        "-w",
+        s(&other.join("tiny.swf")),
+        "-p",
+        "easy",
+        "-o",
+        s(&out2),
+    ]));
+    let o = run(&["compare", s(&fcfs), s(&out2.join("easy"))]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("are not runs of the same workload: the input SHA-256 differs"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plots_are_written() {
+    let dir = temp_dir("plot");
+    let out = simulate(&dir, &[]);
+    let easy = out.join("easy");
+    let listed = ok(&run(&["plot", s(&easy)]));
+    for name in ["queue_length.svg", "utilization.svg", "waits.svg"] {
+        let path = easy.join("plots").join(name);
+        assert!(listed.contains(s(&path)), "{listed}");
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(svg.starts_with("<svg"), "{name}");
+    }
+    let gantt = dir.join("gantt.svg");
+    let report = ok(&run(&[
+        "plot",
+        "gantt",
+        s(&easy),
+        "--from",
+        "0",
+        "--to",
+        "300",
+        "-o",
+        s(&gantt),
+    ]));
+    assert!(report.contains("3 jobs in [0, 300] s"), "{report}");
+    let svg = std::fs::read_to_string(&gantt).unwrap();
+    // EASY started job 3 ahead of job 2: both classes are in the legend.
+    assert!(svg.contains("started ahead of an earlier job"));
+    assert!(svg.contains("started in arrival order"));
+    // Deterministic: the same run draws the same bytes.
+    let again = dir.join("again.svg");
+    ok(&run(&[
+        "plot",
+        "gantt",
+        s(&easy),
+        "--from",
+        "0",
+        "--to",
+        "300",
+        "-o",
+        s(&again),
+    ]));
+    assert_eq!(std::fs::read(&again).unwrap(), svg.as_bytes());
+    let o = run(&["plot", "gantt", s(&easy), "--from", "10", "--to", "10"]);
+    assert!(!o.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

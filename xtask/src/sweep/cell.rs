@@ -1,0 +1,427 @@
+//! Cells: one (workload, load, seed, policy) run of a sweep, its canonical
+//! configuration, the stable hash that names its result file, and the
+//! result file's compact format.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use schedsim_metrics::{CompletedJob, RunMetrics};
+use schedsim_sim_core::{LoadChange, LoadMethod};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::spec::{LublinSettings, Overrun, Spec, WorkloadKind};
+
+/// Bumped when the meaning of a cell's configuration or result changes, so
+/// old result files are not mistaken for new ones.
+pub const SCHEMA: u32 = 1;
+
+/// What identifies a workload's content in a cell's configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKey {
+    /// A trace file, by content (SHA-256 of its bytes as stored), not path.
+    File {
+        /// SHA-256 of the file.
+        sha256: String,
+        /// Lenient reading.
+        lenient: bool,
+        /// Machine size override.
+        procs: Option<u32>,
+    },
+    /// A generated workload.
+    Lublin(LublinSettings),
+}
+
+/// Everything that determines a cell's result. Its canonical JSON (this
+/// struct serialized by serde_json: fields in declaration order, floats in
+/// shortest round-trip form) is hashed to name the result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellConfig {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// The workload's name in the spec.
+    pub workload: String,
+    /// The workload's content.
+    pub source: SourceKey,
+    /// Target offered load.
+    pub load: f64,
+    /// `scale`, `duplicate`, `expand`, or `generator` (generated workloads
+    /// reach the load through the generator's own arrival scaling).
+    pub load_method: String,
+    /// Seed: generator seed, or duplicate/expand seed; `None` when nothing
+    /// is random.
+    pub seed: Option<u64>,
+    /// The canonical policy spec.
+    pub policy: String,
+    /// Overrun rule.
+    pub overrun: Overrun,
+    /// Bounded-slowdown threshold.
+    pub tau: i64,
+    /// Warm-up fraction.
+    pub warmup: f64,
+    /// Drain fraction.
+    pub drain: f64,
+    /// Allocation granularity.
+    pub granularity: u32,
+}
+
+impl CellConfig {
+    /// The cell's name: the first 16 hex digits (64 bits) of the SHA-256 of
+    /// its canonical JSON. Stable across runs, machines and Rust versions
+    /// (never `DefaultHasher`).
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        let digest = Sha256::digest(json.as_bytes());
+        digest[..8].iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+    }
+}
+
+/// One cell of a sweep, in the stable order of [`cells`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Position in the full enumeration (shards take index % n == i).
+    pub index: usize,
+    /// Index of the workload in the spec.
+    pub workload: usize,
+    /// Index of the load in the spec.
+    pub load: usize,
+    /// Index of the policy in the spec.
+    pub policy: usize,
+    /// Its configuration.
+    pub config: CellConfig,
+    /// [`CellConfig::hash`].
+    pub hash: String,
+}
+
+impl Cell {
+    /// The workload instance this cell runs on: (workload, load, seed).
+    pub fn instance(&self) -> (usize, usize, Option<u64>) {
+        (self.workload, self.load, self.config.seed)
+    }
+}
+
+/// The SHA-256 of a file.
+///
+/// # Errors
+/// The file cannot be read.
+pub fn sha256_file(path: &Path) -> io::Result<String> {
+    let mut file = fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 1 << 16];
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    Ok(hasher.finalize().iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    }))
+}
+
+/// The content keys of the spec's workloads (hashes the trace files).
+///
+/// # Errors
+/// A trace file that cannot be read, named.
+pub fn source_keys(spec: &Spec) -> Result<Vec<SourceKey>, String> {
+    spec.workloads
+        .iter()
+        .map(|w| match &w.kind {
+            WorkloadKind::File {
+                path,
+                lenient,
+                procs,
+            } => Ok(SourceKey::File {
+                sha256: sha256_file(path).map_err(|e| {
+                    format!("workload `{}`: cannot read {}: {e}", w.name, path.display())
+                })?,
+                lenient: *lenient,
+                procs: *procs,
+            }),
+            WorkloadKind::Lublin(settings) => Ok(SourceKey::Lublin(settings.clone())),
+        })
+        .collect()
+}
+
+/// Every cell of the spec in a stable order: workloads, then loads, then
+/// seeds, then policies (the innermost), each in spec order. Seeds apply to
+/// generated workloads and to duplicate/expand; a file scaled by `scale`
+/// has one cell per load and policy, with no seed.
+pub fn cells(spec: &Spec, sources: &[SourceKey]) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for (w, (workload, source)) in spec.workloads.iter().zip(sources).enumerate() {
+        let (method, seeds): (&str, Vec<Option<u64>>) = match (&workload.kind, spec.load_method) {
+            (WorkloadKind::Lublin(_), _) => {
+                ("generator", spec.seeds.iter().map(|&s| Some(s)).collect())
+            }
+            (WorkloadKind::File { .. }, LoadMethod::Scale) => ("scale", vec![None]),
+            (WorkloadKind::File { .. }, method) => (
+                method.as_str(),
+                spec.seeds.iter().map(|&s| Some(s)).collect(),
+            ),
+        };
+        for (l, &load) in spec.loads.iter().enumerate() {
+            for &seed in &seeds {
+                for (p, policy) in spec.policies.iter().enumerate() {
+                    let config = CellConfig {
+                        schema: SCHEMA,
+                        workload: workload.name.clone(),
+                        source: source.clone(),
+                        load,
+                        load_method: method.to_owned(),
+                        seed,
+                        policy: policy.clone(),
+                        overrun: spec.overrun,
+                        tau: spec.tau,
+                        warmup: spec.warmup,
+                        drain: spec.drain,
+                        granularity: spec.granularity,
+                    };
+                    let hash = config.hash();
+                    out.push(Cell {
+                        index: out.len(),
+                        workload: w,
+                        load: l,
+                        policy: p,
+                        config,
+                        hash,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Per-job data of a run, compact: jobs in arrival order, submit times as
+/// differences from the previous job's (the first from 0), then wait,
+/// runtime and processors. Everything the differentials and the queue
+/// plots need ([`CompactJobs::completed`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CompactJobs {
+    /// Submit time minus the previous job's (the first job's: its submit).
+    pub submit_delta: Vec<i64>,
+    /// start - submit.
+    pub wait: Vec<i64>,
+    /// finish - start.
+    pub runtime: Vec<i64>,
+    /// Processors.
+    pub procs: Vec<u32>,
+}
+
+impl CompactJobs {
+    /// Packs jobs given in submit order.
+    pub fn pack(jobs: &[CompletedJob]) -> Self {
+        let mut out = Self::default();
+        let mut previous = 0;
+        for job in jobs {
+            out.submit_delta.push(job.submit - previous);
+            previous = job.submit;
+            out.wait.push(job.start - job.submit);
+            out.runtime.push(job.finish - job.start);
+            out.procs.push(job.procs);
+        }
+        out
+    }
+
+    /// The jobs back, or `None` if the arrays differ in length.
+    pub fn completed(&self) -> Option<Vec<CompletedJob>> {
+        let n = self.submit_delta.len();
+        if self.wait.len() != n || self.runtime.len() != n || self.procs.len() != n {
+            return None;
+        }
+        let mut submit = 0;
+        Some(
+            (0..n)
+                .map(|i| {
+                    submit += self.submit_delta[i];
+                    let start = submit + self.wait[i];
+                    CompletedJob {
+                        submit,
+                        start,
+                        finish: start + self.runtime[i],
+                        procs: self.procs[i],
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A finished cell's result file, `cells/<hash>.json`. It holds no timing,
+/// so the same cell always writes the same bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellResult {
+    /// [`CellConfig::hash`] of `config`.
+    pub hash: String,
+    /// The configuration.
+    pub config: CellConfig,
+    /// The tool version that wrote it.
+    pub tool_version: String,
+    /// The policy's own name for itself.
+    pub policy_name: String,
+    /// The load change applied to a trace (None for generated workloads).
+    pub load_change: Option<LoadChange>,
+    /// Offered load of the simulated workload (the load reached).
+    pub offered_load: Option<f64>,
+    /// Records dropped (lenient) or not simulated.
+    pub dropped_jobs: u64,
+    /// The run metrics.
+    pub metrics: RunMetrics,
+    /// Per-job data.
+    pub jobs: CompactJobs,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Whether a file name is one of [`write_atomic`]'s temporary files.
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".tmp.")
+}
+
+fn hostname() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().replace(['/', '.'], "-"))
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_owned())
+}
+
+/// Writes `bytes` to `dir/name` atomically: a temporary file in the same
+/// folder (named `.NAME.tmp.HOST.PID.N`, unique across the processes of a
+/// Slurm array sharing the folder), flushed to disk, then renamed over the
+/// target. A reader sees the whole file or none.
+///
+/// # Errors
+/// The file cannot be written or renamed.
+pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!(
+        ".{name}.tmp.{}.{}.{n}",
+        hostname(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = fs::File::create(&temp)?;
+        io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()?;
+        let target = dir.join(name);
+        fs::rename(&temp, &target)?;
+        Ok(target)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> CellConfig {
+        CellConfig {
+            schema: SCHEMA,
+            workload: "kth".to_owned(),
+            source: SourceKey::File {
+                sha256: "ab".repeat(32),
+                lenient: true,
+                procs: None,
+            },
+            load: 0.75,
+            load_method: "scale".to_owned(),
+            seed: None,
+            policy: "easy".to_owned(),
+            overrun: Overrun::Kill,
+            tau: 10,
+            warmup: 0.0,
+            drain: 0.0,
+            granularity: 1,
+        }
+    }
+
+    #[test]
+    fn canonical_json_and_pinned_hash() {
+        // The canonical JSON is the struct's fields in order; its hash must
+        // never change (result files of earlier sweeps are found by it).
+        let json = serde_json::to_string(&config()).unwrap();
+        assert_eq!(
+            json,
+            format!(
+                "{{\"schema\":1,\"workload\":\"kth\",\"source\":{{\"file\":{{\"sha256\":\"{}\",\
+                 \"lenient\":true,\"procs\":null}}}},\"load\":0.75,\"load_method\":\"scale\",\
+                 \"seed\":null,\"policy\":\"easy\",\"overrun\":\"kill\",\"tau\":10,\"warmup\":0.0,\
+                 \"drain\":0.0,\"granularity\":1}}",
+                "ab".repeat(32)
+            )
+        );
+        // The first 8 bytes of sha256 of that JSON (computed once with
+        // `printf '%s' "$json" | sha256sum`).
+        assert_eq!(config().hash(), PINNED_HASH);
+        let mut other = config();
+        other.load = 0.8;
+        assert_ne!(other.hash(), config().hash());
+    }
+
+    const PINNED_HASH: &str = "b7ec33cc8b344055";
+
+    #[test]
+    fn compact_jobs_round_trip() {
+        let jobs = [
+            CompletedJob {
+                submit: 5,
+                start: 9,
+                finish: 19,
+                procs: 2,
+            },
+            CompletedJob {
+                submit: 5,
+                start: 5,
+                finish: 6,
+                procs: 1,
+            },
+            CompletedJob {
+                submit: 12,
+                start: 20,
+                finish: 20,
+                procs: 4,
+            },
+        ];
+        let packed = CompactJobs::pack(&jobs);
+        // Submits 5, 5, 12 -> deltas 5, 0, 7; waits 4, 0, 8; runtimes 10, 1, 0.
+        assert_eq!(packed.submit_delta, [5, 0, 7]);
+        assert_eq!(packed.wait, [4, 0, 8]);
+        assert_eq!(packed.runtime, [10, 1, 0]);
+        assert_eq!(packed.completed().unwrap(), jobs);
+        let mut broken = packed;
+        broken.procs.pop();
+        assert_eq!(broken.completed(), None);
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temp_file() {
+        let dir = std::env::temp_dir().join(format!("xtask-atomic-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = write_atomic(&dir, "a.json", b"{}").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"{}");
+        let names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["a.json"]);
+        assert!(is_temp_name(".a.json.tmp.host.12.0"));
+        assert!(!is_temp_name("a.json"));
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,491 @@
+//! `--merge`: every cell's result into one tidy CSV, the differentials
+//! against the baseline, and the SVG figures.
+//!
+//! Outputs in the sweep folder:
+//! - `results.csv`: one row per run x metric: `workload, load, load_method,
+//!   seed, policy, achieved_load, metric, value`, in cell order then metric
+//!   order;
+//! - `differentials.csv` (with a baseline): per run of another policy and
+//!   metric (response, wait, bounded_slowdown), the mean per-job difference
+//!   baseline - policy (positive: the policy is better, as in the LOS
+//!   thesis's EASY - LOS plots) with its confidence interval by batch
+//!   means ([`schedsim_metrics::compare`]);
+//! - `plots/WORKLOAD/`: `METRIC.svg` (metric vs load per policy),
+//!   `utilization.svg` (utilization vs offered load, thesis Fig. 4.1),
+//!   `diff_METRIC.svg` (mean differential vs load with CI error bars,
+//!   Fig. 4.2/4.3), `queue_LOAD.svg` (queue length over time at one load,
+//!   Fig. 4.13).
+//!
+//! With several seeds, metric curves show the mean over seeds, and the
+//! differential plots use independent replications: the mean of the
+//! per-seed mean differences with a Student-t interval over the seeds
+//! (each seed's batch-means interval is still in differentials.csv).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use rayon::prelude::*;
+use schedsim_cli::{LineChart, Series, line_chart, queue_length_series};
+use schedsim_metrics::{CompareConfig, Differential, compare};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::cell::{Cell, CellResult, is_temp_name, write_atomic};
+use super::spec::Spec;
+
+/// What a merge did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeReport {
+    /// Cells merged.
+    pub cells: usize,
+    /// Stray temporary files removed (left by killed runs).
+    pub temp_removed: usize,
+    /// Result files of cells not in this spec (left alone).
+    pub foreign: usize,
+    /// Files written.
+    pub written: Vec<String>,
+}
+
+/// The metric value at a dotted path of the run metrics.
+fn metric_value(metrics: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.')
+        .try_fold(metrics, |v, key| v.get(key))?
+        .as_f64()
+}
+
+/// Shortest round-trip text of a float: the same bits give the same text.
+fn number(value: f64) -> String {
+    format!("{value}")
+}
+
+/// Merges the finished cells of `cells` in `out`.
+///
+/// # Errors
+/// Missing or unreadable cells, or files that cannot be written.
+pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, String> {
+    let cells_dir = out.join("cells");
+    let mut temp_removed = 0;
+    let mut foreign = 0;
+    let known: std::collections::BTreeSet<String> =
+        cells.iter().map(|c| format!("{}.json", c.hash)).collect();
+    let entries = fs::read_dir(&cells_dir)
+        .map_err(|e| format!("cannot read {}: {e}", cells_dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_temp_name(&name) {
+            // A temporary file is only ever an unfinished write: the merge
+            // runs after every shard has stopped.
+            fs::remove_file(entry.path())
+                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+            temp_removed += 1;
+        } else if !known.contains(&name) {
+            foreign += 1;
+        }
+    }
+    let missing: Vec<&Cell> = cells
+        .iter()
+        .filter(|c| !cells_dir.join(format!("{}.json", c.hash)).exists())
+        .collect();
+    if let Some(first) = missing.first() {
+        return Err(format!(
+            "{} of {} cells are not finished (first: {} at load {} with {}); run the sweep (again) before --merge",
+            missing.len(),
+            cells.len(),
+            first.config.workload,
+            first.config.load,
+            first.config.policy
+        ));
+    }
+    let results: Vec<CellResult> = cells
+        .par_iter()
+        .map(|cell| {
+            let path = cells_dir.join(format!("{}.json", cell.hash));
+            let bytes =
+                fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let result: CellResult = serde_json::from_slice(&bytes)
+                .map_err(|e| format!("{} is not a cell result: {e}", path.display()))?;
+            if result.config != cell.config {
+                return Err(format!(
+                    "{} holds another configuration than its name says",
+                    path.display()
+                ));
+            }
+            Ok(result)
+        })
+        .collect::<Result<_, String>>()?;
+
+    let mut written = Vec::new();
+    let mut csv =
+        String::from("workload,load,load_method,seed,policy,achieved_load,metric,value\n");
+    for result in &results {
+        let c = &result.config;
+        let metrics = serde_json::to_value(&result.metrics).map_err(|e| e.to_string())?;
+        for metric in &spec.metrics {
+            let value = metric_value(&metrics, metric).map_or_else(String::new, number);
+            let _ = writeln!(
+                csv,
+                "{},{},{},{},{},{},{metric},{value}",
+                c.workload,
+                number(c.load),
+                c.load_method,
+                c.seed.map_or_else(String::new, |s| s.to_string()),
+                csv_field(&c.policy),
+                result.offered_load.map_or_else(String::new, number),
+            );
+        }
+    }
+    write_atomic(out, "results.csv", csv.as_bytes()).map_err(|e| e.to_string())?;
+    written.push("results.csv".to_owned());
+
+    let differentials = match &spec.baseline {
+        Some(baseline) => Some(differentials(spec, cells, &results, baseline)?),
+        None => None,
+    };
+    if let Some(rows) = &differentials {
+        let mut csv = String::from(
+            "workload,load,load_method,seed,policy,baseline,metric,mean,low,high,jobs,batches,batch_size\n",
+        );
+        for row in rows {
+            for (metric, d) in row.metrics() {
+                let _ = writeln!(
+                    csv,
+                    "{},{},{},{},{},{},{metric},{},{},{},{},{},{}",
+                    row.workload,
+                    number(row.load),
+                    row.load_method,
+                    row.seed.map_or_else(String::new, |s| s.to_string()),
+                    csv_field(&row.policy),
+                    csv_field(&row.baseline),
+                    number(d.mean),
+                    d.low.map_or_else(String::new, number),
+                    d.high.map_or_else(String::new, number),
+                    row.jobs,
+                    row.batches,
+                    row.batch_size,
+                );
+            }
+        }
+        write_atomic(out, "differentials.csv", csv.as_bytes()).map_err(|e| e.to_string())?;
+        written.push("differentials.csv".to_owned());
+    }
+    written.extend(plots(spec, cells, &results, differentials.as_deref(), out)?);
+    Ok(MergeReport {
+        cells: results.len(),
+        temp_removed,
+        foreign,
+        written,
+    })
+}
+
+/// Quotes a CSV field holding a comma (policy specs do).
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// One policy's differentials against the baseline at one load and seed.
+#[derive(Debug, Clone)]
+struct DiffRow {
+    workload: String,
+    workload_index: usize,
+    load: f64,
+    load_method: String,
+    seed: Option<u64>,
+    policy: String,
+    baseline: String,
+    jobs: u64,
+    batches: u32,
+    batch_size: u64,
+    response: Differential,
+    wait: Differential,
+    bounded_slowdown: Differential,
+}
+
+impl DiffRow {
+    fn metrics(&self) -> [(&'static str, Differential); 3] {
+        [
+            ("response", self.response),
+            ("wait", self.wait),
+            ("bounded_slowdown", self.bounded_slowdown),
+        ]
+    }
+}
+
+fn differentials(
+    spec: &Spec,
+    cells: &[Cell],
+    results: &[CellResult],
+    baseline: &str,
+) -> Result<Vec<DiffRow>, String> {
+    let config = CompareConfig {
+        level: spec.level,
+        batches: spec.batches,
+        tau: spec.tau,
+        warmup: spec.warmup,
+        drain: spec.drain,
+    };
+    let base_of: BTreeMap<(usize, usize, Option<u64>), usize> = cells
+        .iter()
+        .filter(|c| c.config.policy == baseline)
+        .map(|c| (c.instance(), c.index))
+        .collect();
+    let pairs: Vec<(usize, usize)> = cells
+        .iter()
+        .filter(|c| c.config.policy != baseline)
+        .filter_map(|c| base_of.get(&c.instance()).map(|&b| (b, c.index)))
+        .collect();
+    pairs
+        .par_iter()
+        .map(|&(b, p)| {
+            let unpack = |i: usize| {
+                results[i].jobs.completed().ok_or_else(|| {
+                    format!("cell {}: per-job arrays differ in length", cells[i].hash)
+                })
+            };
+            let (base, other) = (unpack(b)?, unpack(p)?);
+            let c = compare(&base, &other, &config)
+                .map_err(|e| format!("cell {} vs {}: {e}", cells[p].hash, cells[b].hash))?;
+            let cell = &cells[p];
+            Ok(DiffRow {
+                workload: cell.config.workload.clone(),
+                workload_index: cell.workload,
+                load: cell.config.load,
+                load_method: cell.config.load_method.clone(),
+                seed: cell.config.seed,
+                policy: cell.config.policy.clone(),
+                baseline: baseline.to_owned(),
+                jobs: c.jobs,
+                batches: c.batches,
+                batch_size: c.batch_size,
+                response: c.response,
+                wait: c.wait,
+                bounded_slowdown: c.bounded_slowdown,
+            })
+        })
+        .collect()
+}
+
+/// Mean and Student-t interval of independent replications.
+fn replications(values: &[f64], level: f64) -> (f64, Option<(f64, f64)>) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, None);
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let t = StudentsT::new(0.0, 1.0, n - 1.0)
+        .map(|d| d.inverse_cdf((1.0 + level) / 2.0))
+        .unwrap_or(f64::NAN);
+    let half = t * (variance / n).sqrt();
+    (mean, Some((mean - half, mean + half)))
+}
+
+fn metric_label(metric: &str) -> String {
+    match metric {
+        "response.mean" => "mean response time (s)".to_owned(),
+        "wait.mean" => "mean wait time (s)".to_owned(),
+        "bounded_slowdown.mean" => "mean bounded slowdown".to_owned(),
+        "utilization" => "utilization".to_owned(),
+        "queue_length.mean" => "mean queue length (jobs)".to_owned(),
+        "awrt" => "AWRT (s)".to_owned(),
+        other => other.replace('_', " "),
+    }
+}
+
+fn plots(
+    spec: &Spec,
+    cells: &[Cell],
+    results: &[CellResult],
+    differentials: Option<&[DiffRow]>,
+    out: &Path,
+) -> Result<Vec<String>, String> {
+    let mut written = Vec::new();
+    let mut draw = |chart: &LineChart, relative: String| -> Result<(), String> {
+        line_chart(chart, &out.join(&relative)).map_err(|e| schedsim_cli::error_line(&e))?;
+        written.push(relative);
+        Ok(())
+    };
+    for (w, workload) in spec.workloads.iter().enumerate() {
+        let dir = format!("plots/{}", workload.name);
+        let mine: Vec<(&Cell, &CellResult)> = cells
+            .iter()
+            .zip(results)
+            .filter(|(c, _)| c.workload == w)
+            .collect();
+        // Mean over seeds of a metric, per policy and load.
+        let curve = |policy: &str, value: &dyn Fn(&CellResult) -> Option<f64>| {
+            spec.loads
+                .iter()
+                .filter_map(|&load| {
+                    let values: Vec<f64> = mine
+                        .iter()
+                        .filter(|(c, _)| c.config.policy == policy && c.config.load == load)
+                        .filter_map(|(_, r)| value(r))
+                        .collect();
+                    (!values.is_empty())
+                        .then(|| (load, values.iter().sum::<f64>() / values.len() as f64))
+                })
+                .collect::<Vec<(f64, f64)>>()
+        };
+        let mut metrics: Vec<String> = spec.metrics.clone();
+        if !metrics.iter().any(|m| m == "utilization") {
+            metrics.push("utilization".to_owned());
+        }
+        for metric in &metrics {
+            let mut series: Vec<Series> = spec
+                .policies
+                .iter()
+                .map(|policy| {
+                    let points = curve(policy, &|r: &CellResult| {
+                        serde_json::to_value(&r.metrics)
+                            .ok()
+                            .and_then(|v| metric_value(&v, metric))
+                    });
+                    Series::new(policy, points)
+                })
+                .collect();
+            if metric == "utilization" {
+                // Thesis Fig. 4.1: utilization against the offered load; where
+                // they part, the machine is saturated.
+                let offered: Vec<(f64, f64)> = spec.loads.iter().map(|&l| (l, l)).collect();
+                series.push(Series::new("offered load", offered));
+            }
+            draw(
+                &LineChart {
+                    title: format!("{}: {}", workload.name, metric_label(metric)),
+                    x_label: "offered load".to_owned(),
+                    y_label: metric_label(metric),
+                    series,
+                    zero_line: false,
+                    markers: true,
+                },
+                format!("{dir}/{}.svg", metric.replace('.', "_")),
+            )?;
+        }
+        if let (Some(rows), Some(baseline)) = (differentials, &spec.baseline) {
+            for (index, metric) in ["response", "wait", "bounded_slowdown"].iter().enumerate() {
+                let mut series = Vec::new();
+                for policy in spec.policies.iter().filter(|p| *p != baseline) {
+                    let mut points = Vec::new();
+                    let mut errors = Vec::new();
+                    for &load in &spec.loads {
+                        let per_seed: Vec<&DiffRow> = rows
+                            .iter()
+                            .filter(|r| {
+                                r.workload_index == w && &r.policy == policy && r.load == load
+                            })
+                            .collect();
+                        if per_seed.is_empty() {
+                            continue;
+                        }
+                        let pick = |r: &DiffRow| r.metrics()[index].1;
+                        let (mean, interval) = if per_seed.len() == 1 {
+                            let d = pick(per_seed[0]);
+                            (d.mean, d.low.zip(d.high))
+                        } else {
+                            let means: Vec<f64> = per_seed.iter().map(|r| pick(r).mean).collect();
+                            replications(&means, spec.level)
+                        };
+                        points.push((load, mean));
+                        if let Some((low, high)) = interval {
+                            errors.push((load, low, high));
+                        }
+                    }
+                    let mut s = Series::new(format!("{baseline} - {policy}"), points);
+                    if s.points.len() == errors.len() {
+                        s.errors = errors;
+                    }
+                    series.push(s);
+                }
+                let unit = if *metric == "bounded_slowdown" {
+                    ""
+                } else {
+                    " (s)"
+                };
+                draw(
+                    &LineChart {
+                        title: format!(
+                            "{}: mean job differential {}, {:.0}% CI",
+                            workload.name,
+                            metric.replace('_', " "),
+                            spec.level * 100.0
+                        ),
+                        x_label: "offered load".to_owned(),
+                        y_label: format!("{baseline} - policy, {}{unit}", metric.replace('_', " ")),
+                        series,
+                        zero_line: true,
+                        markers: true,
+                    },
+                    format!("{dir}/diff_{metric}.svg"),
+                )?;
+            }
+        }
+        let queue_load = spec
+            .queue_load
+            .unwrap_or_else(|| spec.loads.iter().copied().fold(f64::MIN, f64::max));
+        let first_seed = mine.first().and_then(|(c, _)| c.config.seed);
+        let mut series = Vec::new();
+        for policy in &spec.policies {
+            if let Some((_, result)) = mine.iter().find(|(c, _)| {
+                &c.config.policy == policy
+                    && c.config.load == queue_load
+                    && c.config.seed == first_seed
+            }) {
+                let jobs = result.jobs.completed().ok_or_else(|| {
+                    format!("cell {}: per-job arrays differ in length", result.hash)
+                })?;
+                series.push(Series::new(policy, queue_length_series(&jobs)));
+            }
+        }
+        draw(
+            &LineChart {
+                title: format!(
+                    "{}: jobs waiting at load {queue_load} (maximum per bucket)",
+                    workload.name
+                ),
+                x_label: "time (s)".to_owned(),
+                y_label: "queue length (jobs)".to_owned(),
+                series,
+                zero_line: false,
+                markers: false,
+            },
+            format!("{dir}/queue_{queue_load}.svg"),
+        )?;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replication_interval_by_hand() {
+        // Means 1, 2, 3: mean 2, s = 1, t(2 df, 0.95) = 2.919986:
+        // half-width 2.919986 / sqrt(3) = 1.685854.
+        let (mean, interval) = replications(&[1.0, 2.0, 3.0], 0.90);
+        assert_eq!(mean, 2.0);
+        let (low, high) = interval.unwrap();
+        assert!((high - 2.0 - 1.685_854).abs() < 1e-5, "{high}");
+        assert!((2.0 - low - 1.685_854).abs() < 1e-5);
+        assert_eq!(replications(&[4.0], 0.9), (4.0, None));
+    }
+
+    #[test]
+    fn metric_paths_and_fields() {
+        let v = serde_json::json!({"wait": {"mean": 2.5}, "utilization": 0.5, "awrt": null});
+        assert_eq!(metric_value(&v, "wait.mean"), Some(2.5));
+        assert_eq!(metric_value(&v, "utilization"), Some(0.5));
+        assert_eq!(metric_value(&v, "awrt"), None);
+        assert_eq!(
+            csv_field("los:lookahead=50,merit=maxjobs"),
+            "\"los:lookahead=50,merit=maxjobs\""
+        );
+        assert_eq!(number(0.1), "0.1");
+    }
+}

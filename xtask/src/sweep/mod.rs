@@ -1,0 +1,206 @@
+//! `cargo xtask sweep SPEC`: run every (workload, load, seed, policy) cell
+//! of a TOML spec in parallel, one result file per cell, resumable;
+//! `--merge` collects them into CSV files and SVG figures; `--shard i/n`
+//! runs a part; `--slurm` writes a job-array script running the parts.
+//!
+//! Files in the output folder:
+//! - `spec.toml` (the spec as given) and `sweep.json` (tool version, spec
+//!   SHA-256, cell count), written by every run;
+//! - `cells/HASH.json`: one finished cell (see [`cell::CellResult`]),
+//!   written atomically; HASH names the cell's configuration
+//!   ([`cell::CellConfig::hash`]), so a rerun skips finished cells and a
+//!   killed sweep resumes with nothing lost or duplicated;
+//! - after `--merge`: `results.csv`, `differentials.csv`, `plots/`
+//!   (see [`merge`]);
+//! - after `--slurm`: `sweep.sbatch`, and `slurm/` for the tasks' logs.
+
+mod cell;
+mod merge;
+mod run;
+mod slurm;
+mod spec;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use cell::{cells, source_keys, write_atomic};
+use slurm::SlurmSettings;
+pub use spec::Spec;
+
+/// Arguments of `cargo xtask sweep`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SweepArgs {
+    /// The sweep spec (TOML; see experiments/ for examples).
+    pub spec: PathBuf,
+    /// Output folder (default: the spec's `output`, relative to the spec).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Collect the finished cells into results.csv, differentials.csv and
+    /// plots/ instead of running.
+    #[arg(long)]
+    pub merge: bool,
+    /// Run only the cells whose index % N == I (cells are in a stable order).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// Write an sbatch job-array script (OUT/sweep.sbatch), one array task
+    /// per shard, instead of running.
+    #[arg(long)]
+    pub slurm: bool,
+    /// Array tasks (shards) of --slurm.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub shards: usize,
+    /// CPUs (threads) per array task of --slurm.
+    #[arg(long, value_name = "C", default_value_t = 1)]
+    pub cpus_per_task: usize,
+    /// An extra #SBATCH line for --slurm, e.g. --sbatch-option=--partition=short.
+    #[arg(long = "sbatch-option", value_name = "OPTION")]
+    pub sbatch_options: Vec<String>,
+    /// The program the array tasks run (default: this xtask binary).
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// Threads (default 0: all cores).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not I/N"))?;
+    let (i, n): (usize, usize) = (
+        i.trim()
+            .parse()
+            .map_err(|_| format!("`{i}` is not a number"))?,
+        n.trim()
+            .parse()
+            .map_err(|_| format!("`{n}` is not a number"))?,
+    );
+    if n == 0 || i >= n {
+        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+#[derive(Serialize)]
+struct SweepInfo<'a> {
+    tool: &'static str,
+    version: &'static str,
+    name: &'a str,
+    spec_sha256: String,
+    cells: usize,
+}
+
+/// Prints a line to stdout; a closed pipe (`| head`) is not an error.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    })
+}
+
+/// Runs `cargo xtask sweep`.
+///
+/// # Errors
+/// A message for the user: a bad spec, unreadable workloads, failed cells,
+/// or unwritable files.
+pub fn sweep(args: &SweepArgs) -> Result<(), String> {
+    let spec = Spec::read(&args.spec).map_err(|e| schedsim_cli::error_line(&e))?;
+    let out = args.out.clone().unwrap_or_else(|| spec.output.clone());
+    fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    if args.slurm {
+        if args.shards == 0 || args.cpus_per_task == 0 {
+            return Err("--shards and --cpus-per-task must be at least 1".to_owned());
+        }
+        let binary = match &args.binary {
+            Some(binary) => binary.clone(),
+            None => {
+                std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?
+            }
+        };
+        fs::create_dir_all(out.join("slurm"))
+            .map_err(|e| format!("cannot create {}/slurm: {e}", out.display()))?;
+        let text = slurm::script(
+            &spec.name,
+            &absolute(&binary),
+            &absolute(&args.spec),
+            &absolute(&out),
+            &SlurmSettings {
+                shards: args.shards,
+                cpus_per_task: args.cpus_per_task,
+                options: args.sbatch_options.clone(),
+            },
+        );
+        let path =
+            write_atomic(&out, "sweep.sbatch", text.as_bytes()).map_err(|e| e.to_string())?;
+        say!(
+            "wrote {}: submit it with `sbatch {}`, then merge with `cargo xtask sweep {} --out {} --merge`",
+            path.display(),
+            path.display(),
+            args.spec.display(),
+            out.display()
+        );
+        return Ok(());
+    }
+    let sources = source_keys(&spec)?;
+    let cells = cells(&spec, &sources);
+    if args.merge {
+        let started = Instant::now();
+        let report = merge::merge(&spec, &cells, &out)?;
+        say!(
+            "merged {} cells into {} in {:.1} s ({} stray temporary files removed, {} result files of other specs left alone):",
+            report.cells,
+            out.display(),
+            started.elapsed().as_secs_f64(),
+            report.temp_removed,
+            report.foreign
+        );
+        for file in &report.written {
+            say!("  {file}");
+        }
+        return Ok(());
+    }
+    let info = SweepInfo {
+        tool: "schedsim xtask sweep",
+        version: env!("CARGO_PKG_VERSION"),
+        name: &spec.name,
+        spec_sha256: Sha256::digest(spec.text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+        cells: cells.len(),
+    };
+    let mut json = serde_json::to_string_pretty(&info).map_err(|e| e.to_string())?;
+    json.push('\n');
+    write_atomic(&out, "spec.toml", spec.text.as_bytes()).map_err(|e| e.to_string())?;
+    write_atomic(&out, "sweep.json", json.as_bytes()).map_err(|e| e.to_string())?;
+    let shard = args.shard.unwrap_or((0, 1));
+    let started = Instant::now();
+    let report = run::run(&spec, &cells, &out, shard, args.threads, !args.quiet)?;
+    say!(
+        "{}: {} cells (shard {}/{}): {} already finished, {} run in {:.1} s; results in {}/cells",
+        spec.name,
+        report.cells,
+        shard.0,
+        shard.1,
+        report.skipped,
+        report.ran,
+        started.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}

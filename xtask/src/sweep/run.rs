@@ -1,0 +1,243 @@
+//! Running the cells of a sweep (or of one shard) in parallel, skipping the
+//! finished ones.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
+use rayon::prelude::*;
+use schedsim_cli::{
+    LoadedWorkload, Overrun as CliOverrun, SimulateArgs, WorkloadSource, completed_jobs,
+    error_line, metrics_config, prepare_workload, read_workload, run_policy,
+};
+use schedsim_policies::PolicySpec;
+use schedsim_sim_core::offered_load;
+use workload_format::{Header, ReadSummary, Workload};
+
+use super::cell::{Cell, CellResult, CompactJobs, write_atomic};
+use super::spec::{Overrun, Spec, WorkloadKind};
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunReport {
+    /// Cells in this shard.
+    pub cells: usize,
+    /// Cells already finished before the run.
+    pub skipped: usize,
+    /// Cells run now.
+    pub ran: usize,
+}
+
+/// The settings of `schedsim simulate` for a workload of the spec.
+fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
+    let mut args = SimulateArgs::new();
+    args.granularity = spec.granularity;
+    args.overrun = match spec.overrun {
+        Overrun::Kill => CliOverrun::Kill,
+        Overrun::Extend => CliOverrun::Extend,
+    };
+    args.tau = spec.tau;
+    args.warmup = spec.warmup;
+    args.drain = spec.drain;
+    args.load_method = spec.load_method;
+    match kind {
+        WorkloadKind::File {
+            path,
+            lenient,
+            procs,
+        } => {
+            args.workload = Some(path.clone());
+            args.lenient = *lenient;
+            args.procs = *procs;
+        }
+        WorkloadKind::Lublin(settings) => args.procs = Some(settings.nodes),
+    }
+    args
+}
+
+type ReadTrace = (WorkloadSource, Workload, Option<ReadSummary>);
+
+/// Workload instances by (workload, load, seed), each built once.
+type Instances = BTreeMap<(usize, usize, Option<u64>), OnceLock<Result<LoadedWorkload, String>>>;
+
+/// Builds the workload a cell runs on: the trace with its load changed, or
+/// a generated workload at the cell's load.
+fn instance(spec: &Spec, cell: &Cell, trace: Option<&ReadTrace>) -> Result<LoadedWorkload, String> {
+    let workload = &spec.workloads[cell.workload];
+    let mut args = simulate_args(spec, &workload.kind);
+    let load = cell.config.load;
+    match (&workload.kind, trace) {
+        (WorkloadKind::File { .. }, Some((source, records, summary))) => {
+            args.load = Some(load);
+            args.load_seed = cell.config.seed.unwrap_or(1);
+            prepare_workload(&args, source.clone(), records.clone(), summary.clone())
+                .map_err(|e| error_line(&e))
+        }
+        (WorkloadKind::Lublin(settings), _) => {
+            let seed = cell.config.seed.unwrap_or(1);
+            let mut params = LublinParams::for_machine(settings.nodes)
+                .load(load)
+                .job_types(settings.job_types);
+            if let Some(f) = settings.estimate_f {
+                params = params.estimate(EstimateParams::f_model(f));
+            }
+            let generator =
+                LublinGenerator::new(params.clone(), seed).map_err(|e| e.to_string())?;
+            let records = generator.generate(settings.jobs);
+            let mut header = Header::new();
+            let set = |header: &mut Header, key: &str| {
+                header
+                    .set(key, u64::from(settings.nodes))
+                    .map_err(|e| e.to_string())
+            };
+            set(&mut header, "MaxNodes")?;
+            set(&mut header, "MaxProcs")?;
+            let source = WorkloadSource::Builtin {
+                model: "lublin-feitelson".to_owned(),
+                jobs: settings.jobs,
+                seed,
+                params: Box::new(params),
+                sha256: String::new(),
+            };
+            prepare_workload(&args, source, Workload::new(header, records), None)
+                .map_err(|e| error_line(&e))
+        }
+        (WorkloadKind::File { path, .. }, None) => Err(format!("{} was not read", path.display())),
+    }
+}
+
+/// Runs one cell and writes its result file.
+fn run_cell(
+    spec: &Spec,
+    cell: &Cell,
+    loaded: &LoadedWorkload,
+    cells_dir: &Path,
+) -> Result<(), String> {
+    let policy: PolicySpec = cell.config.policy.parse().map_err(|e| format!("{e}"))?;
+    let config = metrics_config(
+        &simulate_args(spec, &spec.workloads[cell.workload].kind),
+        loaded.jobs.model().procs,
+    );
+    let run = run_policy(&loaded.jobs, &policy, &config).map_err(|e| error_line(&e))?;
+    let jobs = completed_jobs(&loaded.jobs, &run.schedule);
+    let result = CellResult {
+        hash: cell.hash.clone(),
+        config: cell.config.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        policy_name: run.name.clone(),
+        load_change: loaded.load_change,
+        offered_load: offered_load(&loaded.workload.records, loaded.jobs.model().procs)
+            .map(|l| l.load),
+        dropped_jobs: loaded.jobs.normalization().dropped_total(),
+        metrics: run.metrics,
+        jobs: CompactJobs::pack(&jobs),
+    };
+    let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;
+    json.push(b'\n');
+    write_atomic(cells_dir, &format!("{}.json", cell.hash), &json)
+        .map_err(|e| format!("cannot write {}: {e}", cells_dir.display()))?;
+    Ok(())
+}
+
+/// Runs the cells of `shard` (index, count) that have no result file yet,
+/// on `threads` threads (0: all cores).
+///
+/// # Errors
+/// Unreadable workloads or failed cells (the others are still written).
+pub fn run(
+    spec: &Spec,
+    cells: &[Cell],
+    out: &Path,
+    shard: (usize, usize),
+    threads: usize,
+    progress: bool,
+) -> Result<RunReport, String> {
+    let cells_dir = out.join("cells");
+    fs::create_dir_all(&cells_dir)
+        .map_err(|e| format!("cannot create {}: {e}", cells_dir.display()))?;
+    let mine: Vec<&Cell> = cells
+        .iter()
+        .filter(|c| c.index % shard.1 == shard.0)
+        .collect();
+    let pending: Vec<&Cell> = mine
+        .iter()
+        .copied()
+        .filter(|c| !cells_dir.join(format!("{}.json", c.hash)).exists())
+        .collect();
+    let report = RunReport {
+        cells: mine.len(),
+        skipped: mine.len() - pending.len(),
+        ran: pending.len(),
+    };
+    if pending.is_empty() {
+        return Ok(report);
+    }
+    // Each trace is read once; each (workload, load, seed) instance is built
+    // once, by the first cell that needs it.
+    let mut traces: BTreeMap<usize, ReadTrace> = BTreeMap::new();
+    for cell in &pending {
+        let workload = &spec.workloads[cell.workload];
+        if matches!(workload.kind, WorkloadKind::File { .. })
+            && !traces.contains_key(&cell.workload)
+        {
+            let args = simulate_args(spec, &workload.kind);
+            let trace = read_workload(&args)
+                .map_err(|e| format!("workload `{}`: {}", workload.name, error_line(&e)))?;
+            traces.insert(cell.workload, trace);
+        }
+    }
+    let mut instances: Instances = BTreeMap::new();
+    for cell in &pending {
+        instances.entry(cell.instance()).or_default();
+    }
+    let bar = if progress {
+        ProgressBar::new(pending.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} cells ({eta} left) {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let errors: Vec<String> = pool.install(|| {
+        pending
+            .par_iter()
+            .filter_map(|cell| {
+                let loaded = instances[&cell.instance()]
+                    .get_or_init(|| instance(spec, cell, traces.get(&cell.workload)));
+                let result = loaded
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|loaded| run_cell(spec, cell, loaded, &cells_dir));
+                bar.inc(1);
+                result.err().map(|e| {
+                    format!(
+                        "cell {} ({} at load {} with {}): {e}",
+                        cell.hash, cell.config.workload, cell.config.load, cell.config.policy
+                    )
+                })
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    if errors.is_empty() {
+        Ok(report)
+    } else {
+        Err(format!(
+            "{} of {} cells failed:\n  {}",
+            errors.len(),
+            pending.len(),
+            errors.join("\n  ")
+        ))
+    }
+}

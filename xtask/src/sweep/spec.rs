@@ -1,0 +1,733 @@
+//! The sweep spec: a TOML file naming workloads, target loads, policies
+//! with parameter grids, seeds, metrics, the baseline and the output folder.
+//!
+//! ```toml
+//! name = "kth-lookahead"
+//! output = "../target/experiments/kth-lookahead"  # relative to this file
+//! loads = [0.5, 0.6, 0.7, 0.8, 0.9]
+//! load_method = "scale"            # scale | duplicate | expand
+//! seeds = [1]                      # generated workloads, duplicate/expand
+//! policies = ["easy", "los:lookahead={10,25,50}"]
+//! baseline = "easy"                # differentials: baseline - policy
+//! metrics = ["response.mean", "bounded_slowdown.mean", "utilization"]
+//! queue_load = 0.9                 # queue length over time at this load
+//!
+//! [[workload]]
+//! name = "kth"
+//! file = "${SCHEDSIM_TRACES}/KTH-SP2-1996-2.1-cln.swf.gz"
+//! lenient = true
+//!
+//! [[workload]]
+//! name = "lublin"
+//! lublin = { nodes = 128, jobs = 10000, estimate_f = 3.0 }
+//!
+//! [[policy]]                       # the table form of a grid
+//! name = "los"
+//! merit = ["none", "maxjobs", "max-slowdown"]
+//! lookahead = 50
+//! ```
+//!
+//! A policy string expands every `{a,b,c}` group (cartesian product, the
+//! first group varying slowest); a `[[policy]]` table expands every array
+//! value the same way, options in key order. Policies are checked against
+//! the registry when the spec is read.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use schedsim_policies::{PolicySpec, build_policy};
+use schedsim_sim_core::LoadMethod;
+use serde::{Deserialize, Serialize};
+
+/// Why a spec is unusable.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// The file could not be read.
+    #[error("cannot read {path}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The TOML does not parse or has unknown keys.
+    #[error("{path}: {message}")]
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message (with line and column).
+        message: String,
+    },
+    /// A value is wrong.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecFile {
+    name: Option<String>,
+    output: Option<String>,
+    loads: Vec<f64>,
+    #[serde(default)]
+    load_method: LoadMethod,
+    #[serde(default = "default_seeds")]
+    seeds: Vec<u64>,
+    #[serde(default)]
+    policies: Vec<String>,
+    #[serde(default)]
+    policy: Vec<toml::Table>,
+    baseline: Option<String>,
+    #[serde(default)]
+    metrics: Vec<String>,
+    queue_load: Option<f64>,
+    #[serde(default = "default_level")]
+    level: f64,
+    #[serde(default = "default_batches")]
+    batches: u32,
+    #[serde(default = "default_tau")]
+    tau: i64,
+    #[serde(default)]
+    warmup: f64,
+    #[serde(default)]
+    drain: f64,
+    #[serde(default)]
+    overrun: Overrun,
+    #[serde(default = "default_granularity")]
+    granularity: u32,
+    workload: Vec<WorkloadFile>,
+}
+
+fn default_seeds() -> Vec<u64> {
+    vec![1]
+}
+fn default_level() -> f64 {
+    0.90
+}
+fn default_batches() -> u32 {
+    30
+}
+fn default_tau() -> i64 {
+    10
+}
+fn default_granularity() -> u32 {
+    1
+}
+
+/// What happens to a job that runs past its estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Overrun {
+    /// Killed at its estimate.
+    #[default]
+    Kill,
+    /// Runs its full runtime.
+    Extend,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkloadFile {
+    name: String,
+    file: Option<String>,
+    #[serde(default)]
+    lenient: bool,
+    procs: Option<u32>,
+    lublin: Option<LublinSettings>,
+}
+
+/// Settings of a generated Lublin-Feitelson workload; its load is set by
+/// the generator (its target load is each sweep load).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LublinSettings {
+    /// Machine size, nodes.
+    pub nodes: u32,
+    /// Jobs generated.
+    pub jobs: usize,
+    /// Batch and interactive job types (default true, the model's default).
+    #[serde(default = "yes")]
+    pub job_types: bool,
+    /// f of the f-model estimates (requested time = runtime x U(1, f));
+    /// without it the estimate is the runtime.
+    pub estimate_f: Option<f64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Where a workload comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkloadKind {
+    /// A trace file (path resolved, environment variables expanded).
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Skip bad lines and unsimulatable jobs.
+        lenient: bool,
+        /// Machine size override.
+        procs: Option<u32>,
+    },
+    /// The Lublin-Feitelson generator.
+    Lublin(LublinSettings),
+}
+
+/// One workload of the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadSpec {
+    /// Its name in results and plots.
+    pub name: String,
+    /// Its source.
+    pub kind: WorkloadKind,
+}
+
+/// A spec, validated, with paths resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// The spec file.
+    pub path: PathBuf,
+    /// Its text, stored in the output folder.
+    pub text: String,
+    /// The sweep's name.
+    pub name: String,
+    /// The output folder.
+    pub output: PathBuf,
+    /// Target loads.
+    pub loads: Vec<f64>,
+    /// How file workloads reach them.
+    pub load_method: LoadMethod,
+    /// Seeds (replicas).
+    pub seeds: Vec<u64>,
+    /// Canonical policy specs, in expansion order.
+    pub policies: Vec<String>,
+    /// The baseline policy (canonical), if any.
+    pub baseline: Option<String>,
+    /// Metrics collected (paths into the run metrics).
+    pub metrics: Vec<String>,
+    /// The load of the queue-length-over-time plot.
+    pub queue_load: Option<f64>,
+    /// Confidence level of the differentials.
+    pub level: f64,
+    /// Batches of the batch-means method.
+    pub batches: u32,
+    /// Bounded-slowdown threshold.
+    pub tau: i64,
+    /// Warm-up fraction.
+    pub warmup: f64,
+    /// Drain fraction.
+    pub drain: f64,
+    /// Overrun rule.
+    pub overrun: Overrun,
+    /// Allocation granularity.
+    pub granularity: u32,
+    /// The workloads.
+    pub workloads: Vec<WorkloadSpec>,
+}
+
+/// Every metric a spec may name: paths into `RunMetrics` as JSON.
+pub const KNOWN_METRICS: &[&str] = &[
+    "wait.mean",
+    "wait.median",
+    "wait.p95",
+    "wait.max",
+    "response.mean",
+    "response.median",
+    "response.p95",
+    "response.max",
+    "slowdown.mean",
+    "slowdown.median",
+    "slowdown.p95",
+    "slowdown.max",
+    "bounded_slowdown.mean",
+    "bounded_slowdown.median",
+    "bounded_slowdown.p95",
+    "bounded_slowdown.max",
+    "mean_based_slowdown",
+    "awrt",
+    "utilization",
+    "makespan",
+    "offered_load",
+    "queue_length.mean",
+    "queue_length.max",
+    "jobs",
+    "measured_jobs",
+];
+
+/// Metrics collected when the spec names none.
+pub const DEFAULT_METRICS: &[&str] = &[
+    "response.mean",
+    "wait.mean",
+    "bounded_slowdown.mean",
+    "utilization",
+    "queue_length.mean",
+    "awrt",
+];
+
+impl Spec {
+    /// Reads and validates a spec file.
+    ///
+    /// # Errors
+    /// An unreadable file, bad TOML, unknown keys, or bad values (named).
+    pub fn read(path: &Path) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path, &|name| std::env::var(name).ok())
+    }
+
+    /// Parses spec `text` read from `path` (relative paths are resolved
+    /// against its folder); `env` looks up environment variables.
+    ///
+    /// # Errors
+    /// Bad TOML, unknown keys, or bad values.
+    pub fn parse(
+        text: &str,
+        path: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, SpecError> {
+        let invalid = |message: String| SpecError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let file: SpecFile = toml::from_str(text).map_err(|e| SpecError::Toml {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let name = match file.name {
+            Some(name) => name,
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "sweep".to_owned()),
+        };
+        let output = match &file.output {
+            Some(output) => base.join(expand_env(output, env).map_err(invalid)?),
+            None => base.join("out").join(&name),
+        };
+        if file.loads.is_empty() {
+            return Err(invalid("`loads` is empty".to_owned()));
+        }
+        for &load in &file.loads {
+            if !(load.is_finite() && load > 0.0) {
+                return Err(invalid(format!("load {load} is not a positive number")));
+            }
+        }
+        if dedup_check(file.loads.iter().map(|l| l.to_bits())).is_some() {
+            return Err(invalid("`loads` repeats a value".to_owned()));
+        }
+        if file.seeds.is_empty() {
+            return Err(invalid("`seeds` is empty".to_owned()));
+        }
+        if let Some(seed) = dedup_check(file.seeds.iter().copied()) {
+            return Err(invalid(format!("`seeds` repeats {seed}")));
+        }
+        let mut policies = Vec::new();
+        for text in &file.policies {
+            policies
+                .extend(expand_braces(text).map_err(|e| invalid(format!("policy `{text}`: {e}")))?);
+        }
+        for (index, table) in file.policy.iter().enumerate() {
+            policies.extend(
+                expand_table(table)
+                    .map_err(|e| invalid(format!("[[policy]] number {}: {e}", index + 1)))?,
+            );
+        }
+        if policies.is_empty() {
+            return Err(invalid(
+                "no policies: give `policies` or [[policy]] tables".to_owned(),
+            ));
+        }
+        let mut canonical = Vec::with_capacity(policies.len());
+        for text in &policies {
+            let spec: PolicySpec = text
+                .parse()
+                .map_err(|e| invalid(format!("policy `{text}`: {e}")))?;
+            build_policy(&spec).map_err(|e| invalid(format!("policy `{text}`: {e}")))?;
+            canonical.push(spec.to_string());
+        }
+        if let Some(policy) = dedup_check(canonical.iter().cloned()) {
+            return Err(invalid(format!("policy `{policy}` appears twice")));
+        }
+        let baseline = match &file.baseline {
+            Some(text) => {
+                let spec: PolicySpec = text
+                    .parse()
+                    .map_err(|e| invalid(format!("baseline `{text}`: {e}")))?;
+                let spec = spec.to_string();
+                if !canonical.contains(&spec) {
+                    return Err(invalid(format!(
+                        "baseline `{spec}` is not one of the policies"
+                    )));
+                }
+                Some(spec)
+            }
+            None => None,
+        };
+        let metrics: Vec<String> = if file.metrics.is_empty() {
+            DEFAULT_METRICS.iter().map(|m| (*m).to_owned()).collect()
+        } else {
+            file.metrics.clone()
+        };
+        for metric in &metrics {
+            if !KNOWN_METRICS.contains(&metric.as_str()) {
+                return Err(invalid(format!(
+                    "unknown metric `{metric}` (known: {})",
+                    KNOWN_METRICS.join(", ")
+                )));
+            }
+        }
+        if let Some(metric) = dedup_check(metrics.iter().cloned()) {
+            return Err(invalid(format!("metric `{metric}` appears twice")));
+        }
+        if let Some(load) = file.queue_load
+            && !file.loads.contains(&load)
+        {
+            return Err(invalid(format!(
+                "queue_load {load} is not one of the loads"
+            )));
+        }
+        if !(file.level > 0.0 && file.level < 1.0) || file.batches == 0 {
+            return Err(invalid(format!(
+                "level {} must be in (0, 1) and batches {} at least 1",
+                file.level, file.batches
+            )));
+        }
+        if file.tau < 1 || file.granularity == 0 {
+            return Err(invalid(format!(
+                "tau ({}) and granularity ({}) must be at least 1",
+                file.tau, file.granularity
+            )));
+        }
+        let fraction = |f: f64| (0.0..1.0).contains(&f);
+        if !fraction(file.warmup) || !fraction(file.drain) || file.warmup + file.drain >= 1.0 {
+            return Err(invalid(format!(
+                "warmup ({}) and drain ({}) must be fractions in [0, 1) adding up to less than 1",
+                file.warmup, file.drain
+            )));
+        }
+        if file.workload.is_empty() {
+            return Err(invalid("no [[workload]]".to_owned()));
+        }
+        let mut workloads = Vec::new();
+        for w in &file.workload {
+            let kind = match (&w.file, &w.lublin) {
+                (Some(file), None) => WorkloadKind::File {
+                    path: base.join(expand_env(file, env).map_err(invalid)?),
+                    lenient: w.lenient,
+                    procs: w.procs,
+                },
+                (None, Some(lublin)) => {
+                    if lublin.nodes == 0 || lublin.jobs < 2 {
+                        return Err(invalid(format!(
+                            "workload `{}`: lublin needs nodes >= 1 and jobs >= 2",
+                            w.name
+                        )));
+                    }
+                    if w.procs.is_some() || w.lenient {
+                        return Err(invalid(format!(
+                            "workload `{}`: procs and lenient apply to files only",
+                            w.name
+                        )));
+                    }
+                    WorkloadKind::Lublin(lublin.clone())
+                }
+                _ => {
+                    return Err(invalid(format!(
+                        "workload `{}` needs exactly one of `file` and `lublin`",
+                        w.name
+                    )));
+                }
+            };
+            workloads.push(WorkloadSpec {
+                name: w.name.clone(),
+                kind,
+            });
+        }
+        if let Some(name) = dedup_check(workloads.iter().map(|w| w.name.clone())) {
+            return Err(invalid(format!("workload name `{name}` appears twice")));
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            text: text.to_owned(),
+            name,
+            output,
+            loads: file.loads,
+            load_method: file.load_method,
+            seeds: file.seeds,
+            policies: canonical,
+            baseline,
+            metrics,
+            queue_load: file.queue_load,
+            level: file.level,
+            batches: file.batches,
+            tau: file.tau,
+            warmup: file.warmup,
+            drain: file.drain,
+            overrun: file.overrun,
+            granularity: file.granularity,
+            workloads,
+        })
+    }
+}
+
+/// The first value seen twice, if any.
+fn dedup_check<T: Ord + Clone>(values: impl Iterator<Item = T>) -> Option<T> {
+    let mut seen = BTreeSet::new();
+    values.into_iter().find(|v| !seen.insert(v.clone()))
+}
+
+/// Expands `${NAME}` and `$NAME` (letters, digits, `_`).
+fn expand_env(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let end = braced
+                .find('}')
+                .ok_or_else(|| format!("`{text}`: unclosed ${{"))?;
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            return Err(format!("`{text}`: `$` without a variable name"));
+        }
+        let value =
+            env(name).ok_or_else(|| format!("`{text}`: environment variable {name} is not set"))?;
+        out.push_str(&value);
+        rest = tail;
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Expands every `{a,b}` group of a policy string (cartesian product, the
+/// first group varying slowest).
+pub fn expand_braces(text: &str) -> Result<Vec<String>, String> {
+    let Some(open) = text.find('{') else {
+        if text.contains('}') {
+            return Err("`}` without `{`".to_owned());
+        }
+        return Ok(vec![text.to_owned()]);
+    };
+    let close = text[open..]
+        .find('}')
+        .map(|i| open + i)
+        .ok_or_else(|| "`{` without `}`".to_owned())?;
+    let inner = &text[open + 1..close];
+    if inner.contains('{') {
+        return Err("nested `{`".to_owned());
+    }
+    let choices: Vec<&str> = inner.split(',').map(str::trim).collect();
+    if choices.iter().any(|c| c.is_empty()) {
+        return Err(format!("empty choice in `{{{inner}}}`"));
+    }
+    let rests = expand_braces(&text[close + 1..])?;
+    let mut out = Vec::with_capacity(choices.len() * rests.len());
+    for choice in choices {
+        for rest in &rests {
+            out.push(format!("{}{choice}{rest}", &text[..open]));
+        }
+    }
+    Ok(out)
+}
+
+/// Expands a `[[policy]]` table: `name` plus options whose array values
+/// are grids (keys in alphabetical order, the first varying slowest).
+fn expand_table(table: &toml::Table) -> Result<Vec<String>, String> {
+    let name = table
+        .get("name")
+        .and_then(toml::Value::as_str)
+        .ok_or_else(|| "needs `name = \"POLICY\"`".to_owned())?;
+    let mut specs = vec![name.to_owned()];
+    let mut first = true;
+    for (key, value) in table.iter().filter(|(k, _)| *k != "name") {
+        let values: Vec<String> = match value {
+            toml::Value::Array(items) => items
+                .iter()
+                .map(|v| scalar(key, v))
+                .collect::<Result<_, _>>()?,
+            other => vec![scalar(key, other)?],
+        };
+        if values.is_empty() {
+            return Err(format!("`{key}` is an empty list"));
+        }
+        let separator = if first { ':' } else { ',' };
+        first = false;
+        specs = specs
+            .iter()
+            .flat_map(|spec| {
+                values.iter().map(move |v| {
+                    let mut s = spec.clone();
+                    let _ = write!(s, "{separator}{key}={v}");
+                    s
+                })
+            })
+            .collect();
+    }
+    Ok(specs)
+}
+
+fn scalar(key: &str, value: &toml::Value) -> Result<String, String> {
+    match value {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        _ => Err(format!(
+            "`{key}`: values must be strings, numbers or booleans"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        (name == "TRACES").then(|| "/data/traces".to_owned())
+    }
+
+    fn parse(text: &str) -> Result<Spec, String> {
+        Spec::parse(text, Path::new("/exp/sweep.toml"), &env).map_err(|e| e.to_string())
+    }
+
+    const MINIMAL: &str = r#"
+loads = [0.5, 0.7]
+policies = ["easy", "{fcfs,conservative}:order={fcfs,sjf}"]
+baseline = "easy"
+[[workload]]
+name = "kth"
+file = "${TRACES}/kth.swf.gz"
+lenient = true
+"#;
+
+    #[test]
+    fn braces_expand_first_group_slowest() {
+        let spec = parse(MINIMAL).unwrap();
+        assert_eq!(
+            spec.policies,
+            [
+                "easy",
+                "fcfs:order=fcfs",
+                "fcfs:order=sjf",
+                "conservative:order=fcfs",
+                "conservative:order=sjf"
+            ]
+        );
+        // Defaults and resolved paths.
+        assert_eq!(spec.name, "sweep");
+        assert_eq!(spec.output, Path::new("/exp/out/sweep"));
+        assert_eq!(spec.seeds, [1]);
+        assert_eq!(spec.metrics.len(), DEFAULT_METRICS.len());
+        assert_eq!((spec.level, spec.batches, spec.tau), (0.9, 30, 10));
+        assert_eq!(
+            spec.workloads[0].kind,
+            WorkloadKind::File {
+                path: PathBuf::from("/data/traces/kth.swf.gz"),
+                lenient: true,
+                procs: None
+            }
+        );
+        assert_eq!(
+            expand_braces("a:x={1,2},y={3,4}").unwrap(),
+            ["a:x=1,y=3", "a:x=1,y=4", "a:x=2,y=3", "a:x=2,y=4"]
+        );
+    }
+
+    #[test]
+    fn policy_tables_are_grids() {
+        let text = r#"
+loads = [0.5]
+output = "results"
+[[policy]]
+name = "backfill"
+depth = [0, 2]
+order = ["fcfs", "saf"]
+[[workload]]
+name = "gen"
+lublin = { nodes = 64, jobs = 100 }
+"#;
+        let spec = parse(text).unwrap();
+        // Keys in alphabetical order: depth varies slowest.
+        assert_eq!(
+            spec.policies,
+            [
+                "backfill:depth=0,order=fcfs",
+                "backfill:depth=0,order=saf",
+                "backfill:depth=2,order=fcfs",
+                "backfill:depth=2,order=saf"
+            ]
+        );
+        assert_eq!(spec.output, Path::new("/exp/results"));
+        assert_eq!(
+            spec.workloads[0].kind,
+            WorkloadKind::Lublin(LublinSettings {
+                nodes: 64,
+                jobs: 100,
+                job_types: true,
+                estimate_f: None
+            })
+        );
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let with = |from: &str, to: &str| parse(&MINIMAL.replace(from, to)).unwrap_err();
+        assert_eq!(
+            with("${TRACES}", "${NOPE}"),
+            "/exp/sweep.toml: `${NOPE}/kth.swf.gz`: environment variable NOPE is not set"
+        );
+        assert_eq!(
+            with("baseline = \"easy\"", "baseline = \"los\""),
+            "/exp/sweep.toml: baseline `los` is not one of the policies"
+        );
+        assert!(
+            with("\"easy\",", "\"easy\", \"eazy\",")
+                .starts_with("/exp/sweep.toml: policy `eazy`: unknown policy `eazy`")
+        );
+        assert_eq!(
+            with("\"easy\",", "\"easy\", \"fcfs:order=sjf\","),
+            "/exp/sweep.toml: policy `fcfs:order=sjf` appears twice"
+        );
+        assert_eq!(
+            with("{fcfs,conservative}", "{fcfs,,conservative}"),
+            "/exp/sweep.toml: policy `{fcfs,,conservative}:order={fcfs,sjf}`: empty choice in `{fcfs,,conservative}`"
+        );
+        assert!(with("loads", "lodes").contains("unknown field `lodes`"));
+        assert_eq!(
+            with("[0.5, 0.7]", "[0.5, 0.5]"),
+            "/exp/sweep.toml: `loads` repeats a value"
+        );
+        assert!(
+            parse(&format!("metrics = [\"speed\"]\n{MINIMAL}"))
+                .unwrap_err()
+                .starts_with("/exp/sweep.toml: unknown metric `speed` (known: wait.mean,")
+        );
+        assert_eq!(
+            parse(&format!("warmup = 0.6\ndrain = 0.5\n{MINIMAL}")).unwrap_err(),
+            "/exp/sweep.toml: warmup (0.6) and drain (0.5) must be fractions in [0, 1) adding up to less than 1"
+        );
+        assert_eq!(
+            with("file = \"${TRACES}/kth.swf.gz\"", ""),
+            "/exp/sweep.toml: workload `kth` needs exactly one of `file` and `lublin`"
+        );
+    }
+}

@@ -1,0 +1,300 @@
+//! `cargo xtask sweep` end to end: a clean run, a resumed run (pre-seeded
+//! finished cells and a stray temporary file, as a killed sweep leaves
+//! them), shards, and the Slurm script. The resumed and sharded sweeps must
+//! merge into byte-identical results.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xtask-sweep-{}-{test}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .output()
+        .expect("run xtask")
+}
+
+fn ok(output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "xtask failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("utf-8 path")
+}
+
+/// 300 jobs on 16 processors from a fixed linear congruential sequence:
+/// sizes 1-16, runtimes 10-2000 s, estimates 1-3 times the runtime.
+fn write_fixture(dir: &Path) {
+    let mut state: u64 = 12345;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut text = String::from("; MaxProcs: 16\n");
+    let mut submit = 0;
+    for job in 1..=300 {
+        submit += next(200);
+        let size = 1 + next(16);
+        let runtime = 10 + next(1990);
+        let estimate = runtime * (1 + next(3));
+        text.push_str(&format!(
+            "{job} {submit} -1 {runtime} {size} -1 -1 {size} {estimate} -1 1 1 1 -1 1 -1 -1 -1\n"
+        ));
+    }
+    fs::write(dir.join("tiny.swf"), text).expect("write fixture");
+}
+
+const SPEC: &str = r#"
+name = "tiny"
+loads = [0.6, 0.9]
+seeds = [1, 2]
+policies = ["fcfs", "easy", "los:lookahead=10"]
+baseline = "easy"
+metrics = ["response.mean", "wait.mean", "bounded_slowdown.mean", "utilization"]
+batches = 10
+
+[[workload]]
+name = "tiny"
+file = "tiny.swf"
+
+[[workload]]
+name = "gen"
+lublin = { nodes = 16, jobs = 300, estimate_f = 3.0 }
+"#;
+
+/// Cells: file workload 2 loads x 3 policies (scale: no seed) + generated
+/// 2 loads x 2 seeds x 3 policies = 6 + 12.
+const CELLS: usize = 18;
+
+fn setup(test: &str) -> (PathBuf, PathBuf) {
+    let dir = temp_dir(test);
+    write_fixture(&dir);
+    let spec = dir.join("sweep.toml");
+    fs::write(&spec, SPEC).expect("write spec");
+    (dir, spec)
+}
+
+fn cell_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(out.join("cells"))
+        .expect("cells folder")
+        .map(|e| {
+            let e = e.expect("entry");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).expect("read cell"),
+            )
+        })
+        .collect()
+}
+
+/// Every file the merge writes, by path relative to the sweep folder.
+fn merged(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for name in ["results.csv", "differentials.csv"] {
+        files.insert(name.to_owned(), fs::read(out.join(name)).expect(name));
+    }
+    for workload in ["tiny", "gen"] {
+        let dir = out.join("plots").join(workload);
+        for entry in fs::read_dir(&dir).expect("plots folder") {
+            let entry = entry.expect("entry");
+            files.insert(
+                format!("plots/{workload}/{}", entry.file_name().to_string_lossy()),
+                fs::read(entry.path()).expect("plot"),
+            );
+        }
+    }
+    files
+}
+
+#[test]
+fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
+    let (dir, spec) = setup("resume");
+    let clean = dir.join("clean");
+    let report = ok(&xtask(&["sweep", s(&spec), "--out", s(&clean), "--quiet"]));
+    assert!(
+        report.contains(&format!(
+            "{CELLS} cells (shard 0/1): 0 already finished, {CELLS} run"
+        )),
+        "{report}"
+    );
+    ok(&xtask(&["sweep", s(&spec), "--out", s(&clean), "--merge"]));
+    let expected = merged(&clean);
+    let clean_cells = cell_files(&clean);
+    assert_eq!(clean_cells.len(), CELLS);
+    // One row per run x metric: 18 runs x 4 metrics, plus the header.
+    let results = String::from_utf8_lossy(&expected["results.csv"]).into_owned();
+    assert_eq!(results.lines().count(), 1 + CELLS * 4);
+    assert!(
+        results.starts_with("workload,load,load_method,seed,policy,achieved_load,metric,value\n")
+    );
+    // Differentials: fcfs and LOS against easy at each of the 6 instances,
+    // 3 metrics each.
+    let diffs = String::from_utf8_lossy(&expected["differentials.csv"]).into_owned();
+    assert_eq!(diffs.lines().count(), 1 + 2 * 6 * 3);
+    for plot in [
+        "plots/tiny/utilization.svg",
+        "plots/tiny/diff_response.svg",
+        "plots/tiny/diff_bounded_slowdown.svg",
+        "plots/tiny/response_mean.svg",
+        "plots/tiny/queue_0.9.svg",
+        "plots/gen/diff_wait.svg",
+    ] {
+        assert!(expected.contains_key(plot), "missing {plot}");
+    }
+
+    // A killed sweep: every other cell finished, one write cut short.
+    let resumed = dir.join("resumed");
+    fs::create_dir_all(resumed.join("cells")).unwrap();
+    let mut seeded = Vec::new();
+    for (name, bytes) in clean_cells.iter().step_by(2) {
+        fs::write(resumed.join("cells").join(name), bytes).unwrap();
+        seeded.push(name.clone());
+    }
+    let stray = resumed
+        .join("cells")
+        .join(format!(".{}.tmp.host.999.0", seeded[0]));
+    fs::write(&stray, &clean_cells[&seeded[0]][..100]).unwrap();
+    let modified = |name: &str| {
+        fs::metadata(resumed.join("cells").join(name))
+            .and_then(|m| m.modified())
+            .unwrap()
+    };
+    let before: Vec<_> = seeded.iter().map(|n| modified(n)).collect();
+    let report = ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&resumed),
+        "--quiet",
+    ]));
+    assert!(
+        report.contains(&format!(
+            "{} already finished, {} run",
+            seeded.len(),
+            CELLS - seeded.len()
+        )),
+        "{report}"
+    );
+    // Finished cells are not rewritten; the stray file is left to the merge.
+    let after: Vec<_> = seeded.iter().map(|n| modified(n)).collect();
+    assert_eq!(before, after);
+    assert!(stray.exists());
+    let report = ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&resumed),
+        "--merge",
+    ]));
+    assert!(
+        report.contains("1 stray temporary files removed"),
+        "{report}"
+    );
+    assert!(!stray.exists());
+    // Nothing lost, nothing duplicated: the same cell files, byte for byte.
+    assert_eq!(cell_files(&resumed), clean_cells);
+    assert_eq!(merged(&resumed), expected);
+    // A third run has nothing to do.
+    let report = ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&resumed),
+        "--quiet",
+    ]));
+    assert!(
+        report.contains(&format!("{CELLS} already finished, 0 run")),
+        "{report}"
+    );
+
+    // Shards: merging before every shard ran is refused; after, identical.
+    let sharded = dir.join("sharded");
+    for shard in ["0/3", "1/3"] {
+        ok(&xtask(&[
+            "sweep",
+            s(&spec),
+            "--out",
+            s(&sharded),
+            "--shard",
+            shard,
+            "--quiet",
+        ]));
+    }
+    let refused = xtask(&["sweep", s(&spec), "--out", s(&sharded), "--merge"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("6 of 18 cells are not finished"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&sharded),
+        "--shard",
+        "2/3",
+        "--quiet",
+    ]));
+    ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&sharded),
+        "--merge",
+    ]));
+    assert_eq!(merged(&sharded), expected);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn slurm_script_runs_one_shard_per_array_task() {
+    let (dir, spec) = setup("slurm");
+    let out = dir.join("out");
+    let report = ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&out),
+        "--slurm",
+        "--shards",
+        "3",
+        "--sbatch-option=--time=10",
+    ]));
+    assert!(report.contains("sbatch"), "{report}");
+    let script = fs::read_to_string(out.join("sweep.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-2\n"), "{script}");
+    assert!(script.contains("#SBATCH --time=10\n"));
+    assert!(script.contains("--shard \"${SLURM_ARRAY_TASK_ID}/3\""));
+    assert!(script.contains(env!("CARGO_BIN_EXE_xtask")));
+    assert!(out.join("slurm").is_dir());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_specs_are_reported() {
+    let (dir, spec) = setup("bad");
+    fs::write(&spec, SPEC.replace("los:lookahead=10", "los:lookahead=ten")).unwrap();
+    let output = xtask(&["sweep", s(&spec), "--out", s(&dir.join("out"))]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains("policy `los:lookahead=ten`"), "{stderr}");
+    let _ = fs::remove_dir_all(&dir);
+}
