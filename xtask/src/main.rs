@@ -4,13 +4,16 @@
 //!
 //! Tasks:
 //! - `bench`: the performance targets (see the `bench` module);
-//! - `sweep SPEC`: experiment sweeps (see the `sweep` module).
+//! - `sweep SPEC`: experiment sweeps (see the `sweep` module);
+//! - `kumar-tables RESULTS.csv`: the Delayed-LOS paper's tables from sweep
+//!   results (see the `kumar` module).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod kumar;
 mod sweep;
 
 #[derive(Debug, Parser)]
@@ -40,6 +43,13 @@ enum Task {
     /// in parallel (resumable); --merge draws the CSV files and figures,
     /// --shard/--slurm split it over processes or a Slurm job array.
     Sweep(sweep::SweepArgs),
+    /// Print the tables of Kumar et al.'s Delayed-LOS paper (Fig. 5, Fig. 7,
+    /// Table IV) from the results.csv of experiments/kumar-*.toml sweeps.
+    KumarTables {
+        /// results.csv files written by `sweep --merge`.
+        #[arg(required = true)]
+        results: Vec<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -51,6 +61,7 @@ fn main() -> ExitCode {
         }),
         Task::BenchCase { index } => bench::run_case(index),
         Task::Sweep(args) => sweep::sweep(&args),
+        Task::KumarTables { results } => kumar::run(&results),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

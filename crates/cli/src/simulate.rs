@@ -28,7 +28,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
+use lublin_model::{CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_metrics::{
     CompletedJob, MetricsConfig, MetricsError, RunMetrics, SplitMetrics, job_metrics, summarize,
     summarize_split,
@@ -243,6 +243,16 @@ pub enum WorkloadSource {
         params: Box<LublinParams>,
         /// SHA-256 of the generated workload written as canonical SWF.
         sha256: String,
+    },
+    /// A workload of the CWF generator of Kumar et al. (`cargo xtask
+    /// sweep` builds them).
+    Cwf {
+        /// Jobs generated.
+        jobs: usize,
+        /// Generator seed.
+        seed: u64,
+        /// Every generator parameter.
+        params: Box<CwfParams>,
     },
 }
 
@@ -774,6 +784,10 @@ fn report(
             "workload: built-in Lublin-Feitelson model ({jobs} jobs, {BUILTIN_NODES} nodes, \
              offered load {BUILTIN_LOAD}, f-model estimates with f = {BUILTIN_ESTIMATE_F}, \
              seed {seed}); give --workload FILE for your own"
+        )?,
+        WorkloadSource::Cwf { jobs, seed, .. } => writeln!(
+            out,
+            "workload: the CWF generator of Kumar et al. ({jobs} jobs, seed {seed})"
         )?,
     }
     if let Some(change) = &loaded.load_change {

@@ -13,7 +13,7 @@ use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::spec::{LublinSettings, Overrun, Spec, WorkloadKind};
+use super::spec::{CwfSettings, LublinSettings, Overrun, Spec, WorkloadKind};
 
 /// Bumped when the meaning of a cell's configuration or result changes, so
 /// old result files are not mistaken for new ones.
@@ -34,6 +34,8 @@ pub enum SourceKey {
     },
     /// A generated workload.
     Lublin(LublinSettings),
+    /// A generated CWF workload.
+    Cwf(CwfSettings),
 }
 
 /// Everything that determines a cell's result. Its canonical JSON (this
@@ -148,6 +150,7 @@ pub fn source_keys(spec: &Spec) -> Result<Vec<SourceKey>, String> {
                 procs: *procs,
             }),
             WorkloadKind::Lublin(settings) => Ok(SourceKey::Lublin(settings.clone())),
+            WorkloadKind::Cwf(settings) => Ok(SourceKey::Cwf(settings.clone())),
         })
         .collect()
 }
@@ -160,7 +163,7 @@ pub fn cells(spec: &Spec, sources: &[SourceKey]) -> Vec<Cell> {
     let mut out = Vec::new();
     for (w, (workload, source)) in spec.workloads.iter().zip(sources).enumerate() {
         let (method, seeds): (&str, Vec<Option<u64>>) = match (&workload.kind, spec.load_method) {
-            (WorkloadKind::Lublin(_), _) => {
+            (WorkloadKind::Lublin(_) | WorkloadKind::Cwf(_), _) => {
                 ("generator", spec.seeds.iter().map(|&s| Some(s)).collect())
             }
             (WorkloadKind::File { .. }, LoadMethod::Scale) => ("scale", vec![None]),

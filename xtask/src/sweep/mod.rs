@@ -15,6 +15,7 @@
 //! - after `--slurm`: `sweep.sbatch`, and `slurm/` for the tasks' logs.
 
 mod cell;
+mod cwf;
 mod merge;
 mod run;
 mod slurm;

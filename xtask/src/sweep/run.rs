@@ -54,6 +54,7 @@ fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
             args.procs = *procs;
         }
         WorkloadKind::Lublin(settings) => args.procs = Some(settings.nodes),
+        WorkloadKind::Cwf(settings) => args.procs = Some(settings.params.machine_size),
     }
     args
 }
@@ -104,6 +105,9 @@ fn instance(spec: &Spec, cell: &Cell, trace: Option<&ReadTrace>) -> Result<Loade
             };
             prepare_workload(&args, source, Workload::new(header, records), None)
                 .map_err(|e| error_line(&e))
+        }
+        (WorkloadKind::Cwf(settings), _) => {
+            super::cwf::instance(settings, &args, load, cell.config.seed.unwrap_or(1))
         }
         (WorkloadKind::File { path, .. }, None) => Err(format!("{} was not read", path.display())),
     }

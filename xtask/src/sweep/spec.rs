@@ -37,6 +37,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use schedsim_policies::{PolicySpec, build_policy};
+
+pub use super::cwf::CwfSettings;
 use schedsim_sim_core::LoadMethod;
 use serde::{Deserialize, Serialize};
 
@@ -143,6 +145,7 @@ struct WorkloadFile {
     lenient: bool,
     procs: Option<u32>,
     lublin: Option<LublinSettings>,
+    cwf: Option<CwfSettings>,
 }
 
 /// Settings of a generated Lublin-Feitelson workload; its load is set by
@@ -180,6 +183,8 @@ pub enum WorkloadKind {
     },
     /// The Lublin-Feitelson generator.
     Lublin(LublinSettings),
+    /// The CWF generator of Kumar et al.
+    Cwf(CwfSettings),
 }
 
 /// One workload of the sweep.
@@ -423,6 +428,18 @@ impl Spec {
         let mut workloads = Vec::new();
         for w in &file.workload {
             let kind = match (&w.file, &w.lublin) {
+                (None, None) if w.cwf.is_some() && !w.lenient && w.procs.is_none() => {
+                    let cwf = w.cwf.clone().unwrap_or_default();
+                    cwf.validate()
+                        .map_err(|e| invalid(format!("workload `{}`: {e}", w.name)))?;
+                    WorkloadKind::Cwf(cwf)
+                }
+                _ if w.cwf.is_some() => {
+                    return Err(invalid(format!(
+                        "workload `{}`: cwf takes no file, lublin, procs or lenient",
+                        w.name
+                    )));
+                }
                 (Some(file), None) => WorkloadKind::File {
                     path: base.join(expand_env(file, env).map_err(invalid)?),
                     lenient: w.lenient,
@@ -445,7 +462,7 @@ impl Spec {
                 }
                 _ => {
                     return Err(invalid(format!(
-                        "workload `{}` needs exactly one of `file` and `lublin`",
+                        "workload `{}` needs exactly one of `file`, `lublin` and `cwf`",
                         w.name
                     )));
                 }
@@ -727,7 +744,7 @@ lublin = { nodes = 64, jobs = 100 }
         );
         assert_eq!(
             with("file = \"${TRACES}/kth.swf.gz\"", ""),
-            "/exp/sweep.toml: workload `kth` needs exactly one of `file` and `lublin`"
+            "/exp/sweep.toml: workload `kth` needs exactly one of `file`, `lublin` and `cwf`"
         );
     }
 }
