@@ -57,22 +57,22 @@ pub fn run(files: &[PathBuf]) -> Result<(), String> {
 
 /// Splits one CSV line (fields may be double-quoted, with `""` inside).
 fn split_csv(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
+    let mut fields = Vec::new();
+    let mut field = String::new();
     let mut quoted = false;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, quoted) {
             ('"', true) if chars.peek() == Some(&'"') => {
                 chars.next();
-                fields.last_mut().map(|f| f.push('"'));
+                field.push('"');
             }
             ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(String::new()),
-            (c, _) => {
-                fields.last_mut().map(|f| f.push(c));
-            }
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
         }
     }
+    fields.push(field);
     fields
 }
 

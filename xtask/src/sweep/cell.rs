@@ -35,7 +35,7 @@ pub enum SourceKey {
     /// A generated workload.
     Lublin(LublinSettings),
     /// A generated CWF workload.
-    Cwf(CwfSettings),
+    Cwf(Box<CwfSettings>),
 }
 
 /// Everything that determines a cell's result. Its canonical JSON (this

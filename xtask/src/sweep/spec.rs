@@ -184,7 +184,7 @@ pub enum WorkloadKind {
     /// The Lublin-Feitelson generator.
     Lublin(LublinSettings),
     /// The CWF generator of Kumar et al.
-    Cwf(CwfSettings),
+    Cwf(Box<CwfSettings>),
 }
 
 /// One workload of the sweep.
@@ -432,7 +432,7 @@ impl Spec {
                     let cwf = w.cwf.clone().unwrap_or_default();
                     cwf.validate()
                         .map_err(|e| invalid(format!("workload `{}`: {e}", w.name)))?;
-                    WorkloadKind::Cwf(cwf)
+                    WorkloadKind::Cwf(Box::new(cwf))
                 }
                 _ if w.cwf.is_some() => {
                     return Err(invalid(format!(
