@@ -1,10 +1,12 @@
 //! `cargo xtask bench`: the performance targets of the issues, measured on
-//! the real traces and printed as a table.
+//! the real traces (and a generated CWF workload) and printed as a table.
 //!
 //! Each case runs in a fresh child process (this binary with `bench-case`),
-//! so its peak resident memory is its own: the child reads the trace (.gz),
-//! normalizes it, simulates one policy, computes the metrics, and prints
-//! its wall time and peak RSS (`VmHWM` from /proc/self/status). Every case
+//! so its peak resident memory is its own: the child reads the trace (.gz)
+//! or generates the workload, normalizes it, simulates one policy, computes
+//! the metrics, and prints its wall time and peak RSS (`VmHWM` from
+//! /proc/self/status). Without SCHEDSIM_TRACES the trace cases are skipped
+//! (and say so); the generated ones still run. Every case
 //! runs several times; the table shows the fastest and the median run. Build
 //! in release mode (`cargo xtask bench` does) on a quiet machine: the
 //! figures are wall-clock times.
@@ -13,14 +15,21 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use schedsim_cli::{SimulateArgs, load_workload, metrics_config, run_policy};
+use lublin_model::{CwfGenerator, CwfParams};
+use schedsim_cli::{
+    SimulateArgs, WorkloadSource, load_workload, metrics_config, prepare_workload, run_policy,
+};
+use workload_format::{Header, Workload};
 
 /// One performance target.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {
     /// The issue that sets the target.
     pub issue: u32,
-    /// Trace file name in SCHEDSIM_TRACES.
+    /// Trace file name in SCHEDSIM_TRACES, or `cwf:JOBS` for that many jobs
+    /// of the CWF generator of Kumar et al. with its defaults (P_D = 0.5,
+    /// P_E = 0.2, P_R = 0.1; 320 processors in blocks of 32) at load 0.9,
+    /// seed 1, generated in the child and counted in its time.
     pub trace: &'static str,
     /// Policy spec.
     pub policy: &'static str,
@@ -30,7 +39,7 @@ pub struct Case {
     pub rss_mb: Option<f64>,
 }
 
-/// The targets of issues 3 and 4.
+/// The targets of issues 3, 4 and 6.
 pub const CASES: &[Case] = &[
     Case {
         issue: 3,
@@ -74,7 +83,19 @@ pub const CASES: &[Case] = &[
         seconds: 5.0,
         rss_mb: None,
     },
+    Case {
+        issue: 6,
+        trace: "cwf:10000",
+        policy: "hybrid-los-e",
+        seconds: 1.0,
+        rss_mb: None,
+    },
 ];
+
+/// Jobs of a generated case (`cwf:JOBS`), `None` for a trace.
+fn generated_jobs(trace: &str) -> Option<usize> {
+    trace.strip_prefix("cwf:")?.parse().ok()
+}
 
 /// What one child run measured.
 #[derive(Debug, Clone, Copy)]
@@ -89,9 +110,7 @@ struct Measurement {
 /// # Errors
 /// SCHEDSIM_TRACES is unset, or a child fails.
 pub fn run(repeat: usize) -> Result<bool, String> {
-    let traces = std::env::var_os("SCHEDSIM_TRACES")
-        .map(PathBuf::from)
-        .ok_or("SCHEDSIM_TRACES is not set: point it at the folder of the PWA traces")?;
+    let traces = std::env::var_os("SCHEDSIM_TRACES").map(PathBuf::from);
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     println!(
         "{:<6} {:<30} {:<24} {:>8} {:>9} {:>9} {:>9} {:>8}  verdict",
@@ -99,11 +118,21 @@ pub fn run(repeat: usize) -> Result<bool, String> {
     );
     let mut all_met = true;
     for (index, case) in CASES.iter().enumerate() {
+        if traces.is_none() && generated_jobs(case.trace).is_none() {
+            println!(
+                "{:<6} {:<30} {:<24} skipped: SCHEDSIM_TRACES not set",
+                case.issue, case.trace, case.policy
+            );
+            continue;
+        }
         let mut runs = Vec::with_capacity(repeat);
         for _ in 0..repeat.max(1) {
-            let output = Command::new(&exe)
-                .args(["bench-case", &index.to_string()])
-                .env("SCHEDSIM_TRACES", &traces)
+            let mut command = Command::new(&exe);
+            command.args(["bench-case", &index.to_string()]);
+            if let Some(traces) = &traces {
+                command.env("SCHEDSIM_TRACES", traces);
+            }
+            let output = command
                 .output()
                 .map_err(|e| format!("cannot run a benchmark child: {e}"))?;
             if !output.status.success() {
@@ -170,18 +199,47 @@ pub fn run_case(index: usize) -> Result<(), String> {
     let case = CASES
         .get(index)
         .ok_or_else(|| format!("no benchmark case {index}"))?;
-    let traces = std::env::var_os("SCHEDSIM_TRACES")
-        .map(PathBuf::from)
-        .ok_or("SCHEDSIM_TRACES is not set")?;
     let started = Instant::now();
-    let args = SimulateArgs {
-        workload: Some(traces.join(case.trace)),
-        // Real traces hold jobs that cannot be simulated (no size); they are
-        // dropped and counted, as a user would run them.
-        lenient: true,
-        ..SimulateArgs::new()
+    let (args, loaded) = match generated_jobs(case.trace) {
+        Some(jobs) => {
+            let params = CwfParams::default().load(0.9);
+            let records = CwfGenerator::new(params.clone(), 1)
+                .map_err(|e| e.to_string())?
+                .generate(jobs);
+            let mut header = Header::new();
+            for key in ["MaxNodes", "MaxProcs"] {
+                header
+                    .set(key, u64::from(params.machine_size))
+                    .map_err(|e| e.to_string())?;
+            }
+            let args = SimulateArgs {
+                granularity: params.block_size,
+                ..SimulateArgs::new()
+            };
+            let source = WorkloadSource::Cwf {
+                jobs,
+                seed: 1,
+                params: Box::new(params),
+            };
+            let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
+                .map_err(|e| e.to_string())?;
+            (args, loaded)
+        }
+        None => {
+            let traces = std::env::var_os("SCHEDSIM_TRACES")
+                .map(PathBuf::from)
+                .ok_or("SCHEDSIM_TRACES is not set")?;
+            let args = SimulateArgs {
+                workload: Some(traces.join(case.trace)),
+                // Real traces hold jobs that cannot be simulated (no size);
+                // they are dropped and counted, as a user would run them.
+                lenient: true,
+                ..SimulateArgs::new()
+            };
+            let loaded = load_workload(&args).map_err(|e| e.to_string())?;
+            (args, loaded)
+        }
     };
-    let loaded = load_workload(&args).map_err(|e| e.to_string())?;
     let config = metrics_config(&args, loaded.jobs.model().procs);
     let spec = case.policy.parse().map_err(|e| format!("{e}"))?;
     let run = run_policy(&loaded.jobs, &spec, &config).map_err(|e| e.to_string())?;
