@@ -9,7 +9,9 @@
 //! (chapter 3), packing jobs with the dynamic programmes of [`knapsack_dp`].
 //! Policies are usually built from a spec string such as `easy:order=sjf`
 //! or `los:merit=max-slowdown` with [`build_policy`]; [`POLICIES`] lists
-//! them all.
+//! them all. The twelve algorithms of Kumar, Shae and Jamjoom's Table III
+//! (batch and dedicated jobs, runtime elasticity) are described
+//! [below](#heterogeneous-workloads-and-elasticity-kumar-et-al).
 //!
 //! ```
 //! use schedsim_policies::{PolicySpec, build_policy};
@@ -36,6 +38,85 @@
 //! assert_eq!(simulate(&jobs, &mut easy)?.start(JobId(2)), 2);
 //! let mut fcfs = build_policy(&"fcfs".parse::<PolicySpec>()?)?;
 //! assert_eq!(simulate(&jobs, &mut fcfs)?.start(JobId(2)), 110);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Heterogeneous workloads and elasticity (Kumar et al.)
+//!
+//! Kumar, Shae and Jamjoom ("Scheduling Batch and Heterogeneous Jobs with
+//! Runtime Elasticity in a Parallel Processing Environment") add dedicated
+//! jobs, which ask to start at a given time (CWF field 19), and elastic
+//! control commands (ET/RT, CWF field 20) to the batch model. All twelve
+//! algorithms of their Table III are here, by spec name:
+//!
+//! | | batch, no ECC | batch + ECC | heterogeneous, no ECC | heterogeneous + ECC |
+//! |---|---|---|---|---|
+//! | EASY | `easy` | `easy-e` | `easy-d` ([`EasyD`]) | `easy-de` |
+//! | LOS | `los` | `los-e` | `los-d` ([`LosD`]) | `los-de` |
+//! | Delayed-LOS | `delayed-los` ([`DelayedLos`]) | `delayed-los-e` | `hybrid-los` ([`HybridLos`]) | `hybrid-los-e` |
+//!
+//! *Heterogeneous* policies declare
+//! [`Capabilities::dedicated_jobs`](schedsim_sim_core::Capabilities): the
+//! simulator keeps dedicated jobs in their own queue, never lets them start
+//! early, and calls the policy at each requested start. Batch policies run
+//! dedicated jobs as batch jobs (counted). The *-E* variants declare the ECC
+//! processor ([`Elastic`] wraps EASY and LOS): the simulator applies ET/RT
+//! commands to estimates and running jobs' ends; otherwise they are ignored
+//! (counted). Options: `cs` (the maximum skip count C_s, default
+//! [`DEFAULT_SKIP_THRESHOLD`] = 7), `lookahead` (default 50), `merit` and
+//! `traceback` for the Delayed/Hybrid-LOS family, e.g.
+//! `hybrid-los-e:cs=8,lookahead=25`; the LOS options for `los-*`.
+//!
+//! **Delayed-LOS** (Algorithm 1) runs Basic_DP over the queue while the
+//! head fits and has been skipped fewer than C_s times, else starts the
+//! head; a head that does not fit gets a freeze (its shadow time) and
+//! Reservation_DP packs around it. **Hybrid-LOS** (Algorithms 2 and 3)
+//! freezes the processors of the earliest waiting dedicated start for the
+//! batch DP and moves a due dedicated job to the batch head with scount =
+//! C_s. Where the paper is ambiguous (one action per cycle, line 34's head
+//! that does not fit, the candidates of the DPs, the strict `<` of the
+//! freezes, skip counts per job, ties in the active list), the choices are
+//! documented on [`DelayedLos`] and [`HybridLos`] and tested.
+//!
+//! **EASY-D and LOS-D** (the paper gives no pseudo-code) hold reservations
+//! for dedicated jobs, remade at every call: in a profile of free
+//! processors built from the running jobs' expected ends, every waiting
+//! dedicated job, in arrival order, reserves its processors for its whole
+//! estimate at the earliest time not before its requested start (nor now)
+//! at which they are free given the reservations before it; a reservation
+//! at now starts the job. Batch jobs then run EASY or LOS *inside that
+//! profile*: heads start while they fit it for their whole estimate, the
+//! first that does not reserves its earliest fit (its shadow time), EASY
+//! backfills only jobs that fit the profile, and LOS's DP set is checked
+//! job by job against the profile before starting. So no batch job ever
+//! overlaps a dedicated reservation, and with exact estimates every
+//! dedicated job starts exactly at the time reserved when it arrived: its
+//! requested start whenever the processors are free then. Without
+//! dedicated jobs EASY-D is EASY and LOS-D is LOS, schedule for schedule.
+//!
+//! The paper's motivating example (its Fig. 2): 10 free processors, jobs of
+//! 7, 4 and 6 processors queued in that order. LOS starts the head, 7;
+//! Delayed-LOS skips it and starts 4 and 6, using all 10.
+//!
+//! ```
+//! use schedsim_policies::{PolicySpec, build_policy};
+//! use schedsim_sim_core::{Job, JobModel, JobSet, simulate};
+//!
+//! let job = |number, size| Job {
+//!     number,
+//!     record_index: number as u32,
+//!     submit: 0,
+//!     size,
+//!     requested_size: size,
+//!     estimate: 100,
+//!     runtime: 100,
+//!     requested_start: None,
+//! };
+//! let jobs = JobSet::from_jobs(vec![job(1, 7), job(2, 4), job(3, 6)], &JobModel::new(10))?;
+//! let mut los = build_policy(&"los".parse::<PolicySpec>()?)?;
+//! assert_eq!(simulate(&jobs, &mut los)?.starts(), [0, 100, 100]);
+//! let mut delayed = build_policy(&"delayed-los".parse::<PolicySpec>()?)?;
+//! assert_eq!(simulate(&jobs, &mut delayed)?.starts(), [100, 0, 0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
