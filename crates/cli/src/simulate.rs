@@ -8,8 +8,9 @@
 //!   `submission_time`, `requested_number_of_resources`, `requested_time`,
 //!   `success`, `starting_time`, `execution_time`, `finish_time`,
 //!   `waiting_time`, `turnaround_time`, `stretch`, `allocated_resources`)
-//!   plus `bounded_slowdown`. `success` is 0 for a job killed at its
-//!   estimate; `stretch` is turnaround / max(execution, 1);
+//!   plus `bounded_slowdown`. `success` is 0 for a job that ran less than
+//!   its recorded runtime (killed at its estimate, or cut by an RT
+//!   command); `stretch` is turnaround / max(execution, 1);
 //!   `allocated_resources` is the processor interval set, e.g. `0-3 8-11`.
 //! - `schedule.swf`: the input records in input order with wait time
 //!   (field 3), run time (field 4) and allocated processors (field 5) as
@@ -106,6 +107,10 @@ pub struct SimulateArgs {
     /// Seed of the random picks of `duplicate` and `expand`.
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub load_seed: u64,
+    /// Keep at most N elastic control commands (CWF ET/RT/EP/RP lines) per
+    /// job, in time order; later ones are dropped and counted.
+    #[arg(long, value_name = "N")]
+    pub max_commands_per_job: Option<u32>,
 }
 
 impl SimulateArgs {
@@ -127,6 +132,7 @@ impl SimulateArgs {
             load: None,
             load_method: LoadMethod::Scale,
             load_seed: 1,
+            max_commands_per_job: None,
         }
     }
 }
@@ -406,7 +412,7 @@ pub fn prepare_workload(
         } else {
             Strictness::Strict
         },
-        max_commands_per_job: None,
+        max_commands_per_job: args.max_commands_per_job,
     };
     let jobs = JobSet::from_records(&workload.records, &model)?;
     Ok(LoadedWorkload {
@@ -682,9 +688,11 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
             tau,
         );
         let record = &loaded.workload.records[job.record_index as usize];
+        // Killed: it ran less than its recorded runtime (at its estimate, or
+        // cut by an elastic command); an ET can let it run to the end.
         let killed = record
             .run_time
-            .is_some_and(|recorded| i64::try_from(recorded).map_or(true, |r| r > job.runtime));
+            .is_some_and(|recorded| i64::try_from(recorded).map_or(true, |r| r > finish - start));
         let allocation = schedule
             .allocation(id)
             .iter()
@@ -808,6 +816,7 @@ fn report(
         n.estimate_from_runtime,
         n.killed_at_estimate,
     )?;
+    crate::simulate_split::report_commands(n, out)?;
     writeln!(out)?;
     let width = runs
         .iter()

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use schedsim_metrics::RunMetrics;
+use schedsim_sim_core::Normalization;
 
 use crate::simulate::PolicyRun;
 
@@ -109,4 +110,28 @@ fn report_unhandled(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The workload's elastic control commands and dedicated jobs, if it has
+/// any: how many were read, kept, and dropped (by reason).
+pub(crate) fn report_commands(n: &Normalization, out: &mut dyn Write) -> io::Result<()> {
+    if n.dedicated > 0 {
+        writeln!(
+            out,
+            "dedicated jobs (with a requested start): {}",
+            n.dedicated
+        )?;
+    }
+    if n.commands == 0 {
+        return Ok(());
+    }
+    write!(
+        out,
+        "elastic control commands: {} read, {} kept",
+        n.commands, n.commands_kept
+    )?;
+    for (reason, count) in &n.commands_dropped {
+        write!(out, ", {count} dropped ({})", reason.describe())?;
+    }
+    writeln!(out)
 }

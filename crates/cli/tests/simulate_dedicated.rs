@@ -92,3 +92,61 @@ fn batch_and_dedicated_jobs_are_reported_apart() {
     let msld = summary["metrics"]["mean_based_slowdown"].as_f64().unwrap();
     assert!((msld - 260.0 / 120.0).abs() < 1e-12);
 }
+
+/// Two ET commands for job 1 (4 processors, estimate 50, works 100 s, so
+/// it is killed at its estimate unless extended): +20 at 10 and +30 at 20.
+/// EASY-E applies both: limit 100, it ends at 100. With at most one command
+/// per job the second is dropped (and said): it ends at 70.
+const ELASTIC: &str = "\
+; MaxProcs: 4
+1 0 -1 100 4 -1 -1 4 50 -1 1 -1 -1 -1 -1 -1 -1 -1 -1 S -1
+1 10 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 20
+1 20 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 30
+";
+
+#[test]
+fn the_per_job_command_limit_is_an_option() {
+    let dir = temp_dir("limit");
+    let workload = dir.join("e.cwf");
+    std::fs::write(&workload, ELASTIC).unwrap();
+    let out = dir.join("out");
+    let path = workload.to_str().unwrap();
+    let end = |extra: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "-w",
+            path,
+            "-p",
+            "easy-e",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let jobs = std::fs::read_to_string(out.join("easy-e/jobs.csv")).unwrap();
+        let row = jobs.lines().nth(1).unwrap().to_owned();
+        (String::from_utf8_lossy(&o.stdout).into_owned(), row)
+    };
+    let (report, row) = end(&[]);
+    assert!(
+        report.contains("elastic control commands: 2 read, 2 kept\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("easy-e: 2 elastic commands applied"),
+        "{report}"
+    );
+    // job_id 1, estimate 50 as submitted, success 1 (it ran its 100 s),
+    // starts 0, runs 100, finishes at 100.
+    assert!(row.starts_with("1,0,4,50,1,0,100,100,"), "{row}");
+    let (report, row) = end(&["--max-commands-per-job", "1"]);
+    assert!(
+        report.contains(
+            "elastic control commands: 2 read, 1 kept, 1 dropped (the job already has the maximum number of commands)"
+        ),
+        "{report}"
+    );
+    // Killed at its extended limit, 70: success 0.
+    assert!(row.starts_with("1,0,4,50,0,0,70,70,"), "{row}");
+}
