@@ -217,11 +217,19 @@ impl Policy for DelayedLos {
 ///   only batch jobs ending before it start, until the dedicated jobs are
 ///   due and move to the batch head one by one.
 ///
-/// Only the first waiting dedicated start time is protected (the paper's
-/// design): a batch job started now may still be running when a later
-/// dedicated job is due, and a batch head started by lines 34-36 may take
-/// the processors of a due dedicated job. See the tests for what is
-/// guaranteed.
+/// **What is guaranteed.** Only the earliest waiting dedicated start is
+/// protected (the paper's design), so Hybrid-LOS can delay a dedicated job
+/// that [`EasyD`](crate::EasyD) would start on time: a batch job started
+/// now may still run when a later dedicated job is due; a batch head
+/// started by lines 34-36 may take a due dedicated job's processors; a
+/// moved dedicated job that does not fit holds the batch head and keeps the
+/// next due ones from moving. What holds (and is tested on random
+/// workloads): with exact estimates, no elastic commands and no forced
+/// batch-head start (C_s above every skip count), a dedicated job that is
+/// the only dedicated job waiting from its submission to its requested
+/// start `r` starts exactly at `r` if, at its submission, the jobs running
+/// and expected to run until `r` or later leave it enough processors:
+/// every batch job started meanwhile respects its freeze.
 #[derive(Debug)]
 pub struct HybridLos {
     name: String,
