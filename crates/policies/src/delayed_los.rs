@@ -22,7 +22,8 @@ pub struct DelayedLosConfig {
     /// Basic_DP before it is started as soon as it fits (spec option `cs`).
     pub skip_threshold: u32,
     /// The LOS lookahead C: how many waiting jobs that fit the free
-    /// processors the DP examines (spec option `lookahead`).
+    /// processors the DP examines (spec option `lookahead`); 0 counts as 1,
+    /// so that a head that fits is always a candidate.
     pub lookahead: usize,
     /// Tie-breaking merit of the DP (the paper uses none).
     pub merit: LosMerit,
@@ -431,13 +432,18 @@ impl Core {
             self.start(view, head, decisions);
             return Ok(Pass::Started);
         }
-        // Lines 6-11.
+        // Lines 6-11. The head fits and is the first candidate, so Basic_DP
+        // starts something; the check keeps the loop finite regardless.
+        let before = self.free;
         let head_selected = self.pack(view, decisions, m, None)?;
         if !head_selected {
             self.skip(head);
         }
-        // The head fits, so Basic_DP always starts something.
-        Ok(Pass::Started)
+        Ok(if self.free < before {
+            Pass::Started
+        } else {
+            Pass::Idle
+        })
     }
 
     /// Algorithm 1 lines 12-20: a head that does not fit in `m` gets a
@@ -583,7 +589,7 @@ impl Core {
     ) -> Result<bool, knapsack_dp::Error> {
         let now = view.now();
         let head = self.head(view);
-        let limit = self.config.lookahead;
+        let limit = self.config.lookahead.max(1);
         self.candidates.clear();
         self.sizes.clear();
         self.shadow_sizes.clear();
