@@ -1,11 +1,10 @@
 //! EASY-D and LOS-D: EASY and LOS scheduling batch jobs around reservations
 //! held for dedicated jobs (Kumar et al., section V).
 
-use knapsack_dp::{Merit, Options, Solver, Traceback, waiting_slowdown};
-
 use schedsim_sim_core::{Capabilities, Decisions, JobId, Policy, Time, View};
 
-use crate::los::{LosConfig, LosMerit, LosVariant, TracebackOrder};
+use crate::los::{LosConfig, LosVariant};
+use crate::pack::{Dp, Packer};
 use crate::profile::Profile;
 
 /// The reservations of the waiting dedicated jobs, remade at every call.
@@ -212,13 +211,7 @@ pub struct LosD {
     config: LosConfig,
     elastic: bool,
     reservations: Reservations,
-    solver: Solver,
-    candidates: Vec<JobId>,
-    sizes: Vec<u32>,
-    shadow_sizes: Vec<u32>,
-    eligible: Vec<bool>,
-    merits: Vec<f64>,
-    selected: Vec<JobId>,
+    packer: Packer,
 }
 
 impl LosD {
@@ -237,13 +230,7 @@ impl LosD {
             config,
             elastic,
             reservations: Reservations::default(),
-            solver: Solver::new(),
-            candidates: Vec::new(),
-            sizes: Vec::new(),
-            shadow_sizes: Vec::new(),
-            eligible: Vec::new(),
-            merits: Vec::new(),
-            selected: Vec::new(),
+            packer: Packer::default(),
         }
     }
 
@@ -274,11 +261,7 @@ impl Policy for LosD {
         };
         let profile = &mut self.reservations.profile;
         let extra = profile.free_at(shadow);
-        self.candidates.clear();
-        self.sizes.clear();
-        self.shadow_sizes.clear();
-        self.eligible.clear();
-        self.merits.clear();
+        self.packer.clear();
         let mut from = JobId(view.queue()[position].0 + 1);
         let mut window = 0;
         while window < self.config.lookahead {
@@ -292,51 +275,18 @@ impl Policy for LosD {
                 continue;
             }
             let ends_by_shadow = now + estimate <= shadow;
-            self.candidates.push(id);
-            self.sizes.push(size);
-            self.shadow_sizes
-                .push(if ends_by_shadow { 0 } else { size });
-            self.eligible.push(ends_by_shadow);
-            if self.config.merit == LosMerit::MaxSlowdown {
-                self.merits
-                    .push(waiting_slowdown(now, view.job(id).submit, estimate).unwrap_or(1.0));
-            }
+            self.packer
+                .push(view, id, ends_by_shadow, self.config.merit);
         }
-        if self.candidates.is_empty() {
-            return;
-        }
-        let merit = match self.config.merit {
-            LosMerit::None => Merit::None,
-            LosMerit::MaxJobs => Merit::MaxJobs,
-            LosMerit::MaxSlowdown => Merit::PerItem(&self.merits),
+        let dp = match self.config.variant {
+            LosVariant::Reservation => Dp::Reservation { extra },
+            LosVariant::Basic => Dp::BasicEndingByFreeze,
         };
-        let options =
-            Options::new()
-                .with_merit(merit)
-                .with_traceback(match self.config.traceback {
-                    TracebackOrder::BypassedFirst => Traceback::BypassedFirst,
-                    TracebackOrder::SelectedFirst => Traceback::SelectedFirst,
-                });
-        let solution = match self.config.variant {
-            LosVariant::Reservation => {
-                self.solver
-                    .reservation_dp(&self.sizes, &self.shadow_sizes, free, extra, &options)
-            }
-            LosVariant::Basic => {
-                self.solver
-                    .basic_dp(&self.sizes, Some(&self.eligible), free, &options)
-            }
-        };
-        match solution {
-            Ok(solution) => {
-                self.selected.clear();
-                self.selected.extend(
-                    solution
-                        .selected
-                        .iter()
-                        .map(|&index| self.candidates[index]),
-                );
-            }
+        let selected = match self
+            .packer
+            .solve(dp, free, self.config.merit, self.config.traceback)
+        {
+            Ok(selected) => selected,
             Err(error) => {
                 decisions.fail(format!(
                     "{}: the LOS dynamic programme failed: {error}",
@@ -344,8 +294,8 @@ impl Policy for LosD {
                 ));
                 return;
             }
-        }
-        for &id in &self.selected {
+        };
+        for &id in selected {
             let (size, estimate) = (view.job(id).size, view.estimate(id));
             if profile.fits(now, size, estimate) {
                 profile.reserve(now, now + estimate, size);

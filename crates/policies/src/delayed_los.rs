@@ -2,12 +2,12 @@
 //! Shae and Jamjoom, "Scheduling Batch and Heterogeneous Jobs with Runtime
 //! Elasticity in a Parallel Processing Environment".
 
-use knapsack_dp::{Merit, Options, Solver, Traceback, waiting_slowdown};
 use serde::{Deserialize, Serialize};
 
 use schedsim_sim_core::{Capabilities, Decisions, JobId, Policy, Time, View};
 
 use crate::los::{DEFAULT_LOOKAHEAD, LosMerit, TracebackOrder};
+use crate::pack::{Dp, Packer};
 use crate::shadow::Starts;
 
 /// The default maximum skip count C_s. The paper finds Delayed-LOS best at
@@ -298,7 +298,7 @@ type Freeze = (Time, u32);
 #[derive(Debug)]
 struct Core {
     config: DelayedLosConfig,
-    solver: Solver,
+    packer: Packer,
     /// scount of each job, by id.
     skips: Vec<u32>,
     /// The call in which each job's scount last rose (0: never).
@@ -317,10 +317,6 @@ struct Core {
     /// Hybrid-LOS: dedicated jobs moved to the batch head, the front last.
     moved: Vec<JobId>,
     is_moved: Vec<bool>,
-    candidates: Vec<JobId>,
-    sizes: Vec<u32>,
-    shadow_sizes: Vec<u32>,
-    merits: Vec<f64>,
     selected: Vec<JobId>,
 }
 
@@ -328,7 +324,7 @@ impl Core {
     fn new(config: DelayedLosConfig) -> Self {
         Self {
             config,
-            solver: Solver::new(),
+            packer: Packer::default(),
             skips: Vec::new(),
             skipped_in: Vec::new(),
             started_in: Vec::new(),
@@ -338,10 +334,6 @@ impl Core {
             cursor: 0,
             moved: Vec::new(),
             is_moved: Vec::new(),
-            candidates: Vec::new(),
-            sizes: Vec::new(),
-            shadow_sizes: Vec::new(),
-            merits: Vec::new(),
             selected: Vec::new(),
         }
     }
@@ -590,76 +582,38 @@ impl Core {
         let now = view.now();
         let head = self.head(view);
         let limit = self.config.lookahead.max(1);
-        self.candidates.clear();
-        self.sizes.clear();
-        self.shadow_sizes.clear();
-        self.merits.clear();
-        let push = |core: &mut Self, id: JobId| {
-            let (size, estimate) = (view.job(id).size, view.estimate(id));
-            core.candidates.push(id);
-            core.sizes.push(size);
-            // Strict `<`: a job ending exactly at the freeze end time is
-            // still running then.
-            core.shadow_sizes.push(match freeze {
-                Some((end, _)) if now + estimate < end => 0,
-                Some(_) => size,
-                None => 0,
-            });
-            if core.config.merit == LosMerit::MaxSlowdown {
-                core.merits
-                    .push(waiting_slowdown(now, view.job(id).submit, estimate).unwrap_or(1.0));
-            }
+        let merit = self.config.merit;
+        self.packer.clear();
+        // Strict `<`: a job ending exactly at the freeze end time is still
+        // running then. Without a freeze every job "ends by" it.
+        let ends_by_freeze = |view: &View<'_>, id: JobId| {
+            freeze.is_none_or(|(end, _)| now + view.estimate(id) < end)
         };
         for index in (0..self.moved.len()).rev() {
             let id = self.moved[index];
-            if self.candidates.len() < limit && view.job(id).size <= m {
-                push(self, id);
+            if self.packer.len() < limit && view.job(id).size <= m {
+                self.packer.push(view, id, ends_by_freeze(view, id), merit);
             }
         }
         if let Some(&first) = view.queue().get(self.cursor) {
             let mut from = first;
-            while self.candidates.len() < limit {
+            while self.packer.len() < limit {
                 let Some(id) = view.next_candidate(from, m, Time::MAX, 0) else {
                     break;
                 };
                 from = JobId(id.0 + 1);
                 if self.started_in[id.index()] != self.call {
-                    push(self, id);
+                    self.packer.push(view, id, ends_by_freeze(view, id), merit);
                 }
             }
         }
-        if self.candidates.is_empty() {
-            return Ok(false);
-        }
-        let merit = match self.config.merit {
-            LosMerit::None => Merit::None,
-            LosMerit::MaxJobs => Merit::MaxJobs,
-            LosMerit::MaxSlowdown => Merit::PerItem(&self.merits),
+        let dp = match freeze {
+            None => Dp::BasicAll,
+            Some((_, capacity)) => Dp::Reservation { extra: capacity },
         };
-        let options =
-            Options::new()
-                .with_merit(merit)
-                .with_traceback(match self.config.traceback {
-                    TracebackOrder::BypassedFirst => Traceback::BypassedFirst,
-                    TracebackOrder::SelectedFirst => Traceback::SelectedFirst,
-                });
-        let solution = match freeze {
-            None => self.solver.basic_dp(&self.sizes, None, m, &options)?,
-            Some((_, capacity)) => self.solver.reservation_dp(
-                &self.sizes,
-                &self.shadow_sizes,
-                m,
-                capacity,
-                &options,
-            )?,
-        };
+        let selected = self.packer.solve(dp, m, merit, self.config.traceback)?;
         self.selected.clear();
-        self.selected.extend(
-            solution
-                .selected
-                .iter()
-                .map(|&index| self.candidates[index]),
-        );
+        self.selected.extend_from_slice(selected);
         let mut head_selected = false;
         for index in 0..self.selected.len() {
             let id = self.selected[index];

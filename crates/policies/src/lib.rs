@@ -128,6 +128,7 @@ mod elastic;
 mod error;
 mod los;
 mod order;
+mod pack;
 mod profile;
 mod shadow;
 mod spec;

@@ -1,10 +1,10 @@
 use std::fmt;
 
-use knapsack_dp::{Merit, Options, Solver, Traceback, waiting_slowdown};
 use serde::{Deserialize, Serialize};
 
 use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 
+use crate::pack::{Dp, Packer};
 use crate::shadow::Starts;
 
 /// How LOS breaks ties among job sets of equal utilization (LOS thesis
@@ -165,14 +165,9 @@ impl fmt::Display for LosConfig {
 pub struct Los {
     name: String,
     config: LosConfig,
-    solver: Solver,
     /// Jobs started in this call.
     started: Starts,
-    candidates: Vec<JobId>,
-    sizes: Vec<u32>,
-    shadow_sizes: Vec<u32>,
-    eligible: Vec<bool>,
-    merits: Vec<f64>,
+    packer: Packer,
 }
 
 impl Los {
@@ -181,13 +176,8 @@ impl Los {
         Self {
             name: config.to_string(),
             config,
-            solver: Solver::new(),
             started: Starts::default(),
-            candidates: Vec::new(),
-            sizes: Vec::new(),
-            shadow_sizes: Vec::new(),
-            eligible: Vec::new(),
-            merits: Vec::new(),
+            packer: Packer::default(),
         }
     }
 
@@ -218,63 +208,28 @@ impl Policy for Los {
 
         // The next `lookahead` waiting jobs that fit in `free` (the queue is
         // in id order, so the index jumps straight to them).
-        self.candidates.clear();
-        self.sizes.clear();
-        self.shadow_sizes.clear();
-        self.eligible.clear();
-        self.merits.clear();
+        self.packer.clear();
         let mut from = JobId(head.0 + 1);
-        while self.candidates.len() < self.config.lookahead {
+        while self.packer.len() < self.config.lookahead {
             let Some(id) = view.next_candidate(from, free, Time::MAX, 0) else {
                 break;
             };
-            let (size, estimate) = (view.job(id).size, view.estimate(id));
-            let ends_by_shadow = now + estimate <= reservation.time;
-            self.candidates.push(id);
-            self.sizes.push(size);
-            self.shadow_sizes
-                .push(if ends_by_shadow { 0 } else { size });
-            self.eligible.push(ends_by_shadow);
-            if self.config.merit == LosMerit::MaxSlowdown {
-                self.merits
-                    .push(waiting_slowdown(now, view.job(id).submit, estimate).unwrap_or(1.0));
-            }
+            let ends_by_shadow = now + view.estimate(id) <= reservation.time;
+            self.packer
+                .push(view, id, ends_by_shadow, self.config.merit);
             from = JobId(id.0 + 1);
         }
-        if self.candidates.is_empty() {
-            return;
-        }
-        let merit = match self.config.merit {
-            LosMerit::None => Merit::None,
-            LosMerit::MaxJobs => Merit::MaxJobs,
-            LosMerit::MaxSlowdown => Merit::PerItem(&self.merits),
+        let dp = match self.config.variant {
+            LosVariant::Reservation => Dp::Reservation {
+                extra: reservation.extra,
+            },
+            LosVariant::Basic => Dp::BasicEndingByFreeze,
         };
-        let options =
-            Options::new()
-                .with_merit(merit)
-                .with_traceback(match self.config.traceback {
-                    TracebackOrder::BypassedFirst => Traceback::BypassedFirst,
-                    TracebackOrder::SelectedFirst => Traceback::SelectedFirst,
-                });
-        let solution = match self.config.variant {
-            LosVariant::Reservation => self.solver.reservation_dp(
-                &self.sizes,
-                &self.shadow_sizes,
-                free,
-                reservation.extra,
-                &options,
-            ),
-            LosVariant::Basic => {
-                self.solver
-                    .basic_dp(&self.sizes, Some(&self.eligible), free, &options)
-            }
-        };
-        match solution {
-            Ok(solution) => {
-                for &index in solution.selected {
-                    decisions.start(self.candidates[index]);
-                }
-            }
+        match self
+            .packer
+            .solve(dp, free, self.config.merit, self.config.traceback)
+        {
+            Ok(selected) => selected.iter().for_each(|&id| decisions.start(id)),
             Err(error) => decisions.fail(format!("the LOS dynamic programme failed: {error}")),
         }
     }
