@@ -262,22 +262,39 @@ pub(crate) fn los_config(
         variant,
         ..LosConfig::default()
     };
+    apply_los_options(
+        options,
+        &mut config.merit,
+        &mut config.traceback,
+        &mut config.lookahead,
+    )?;
+    Ok(config)
+}
+
+/// Reads the LOS options (`merit`, `traceback`, `lookahead`) that LOS and
+/// the policies built on it share, overwriting the defaults given.
+pub(crate) fn apply_los_options(
+    options: &Options<'_>,
+    merit: &mut LosMerit,
+    traceback: &mut TracebackOrder,
+    lookahead: &mut usize,
+) -> Result<(), SpecError> {
     if let Some(value) = options.get("merit") {
-        config.merit = LosMerit::from_name(value)
+        *merit = LosMerit::from_name(value)
             .ok_or_else(|| options.bad_value("merit", value, "none, maxjobs or max-slowdown"))?;
     }
     if let Some(value) = options.get("traceback") {
-        config.traceback = TracebackOrder::from_name(value).ok_or_else(|| {
+        *traceback = TracebackOrder::from_name(value).ok_or_else(|| {
             options.bad_value("traceback", value, "bypassed-first or selected-first")
         })?;
     }
     if let Some(value) = options.get("lookahead") {
-        config.lookahead =
+        *lookahead =
             value.parse().ok().filter(|&c| c > 0).ok_or_else(|| {
                 options.bad_value("lookahead", value, "a positive number of jobs")
             })?;
     }
-    Ok(config)
+    Ok(())
 }
 
 /// A spec's options, checked against what the policy accepts.

@@ -7,8 +7,8 @@ use crate::dedicated::{EasyD, LosD};
 use crate::delayed_los::{DelayedLos, DelayedLosConfig, HybridLos};
 use crate::elastic::Elastic;
 use crate::error::SpecError;
-use crate::los::{Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
-use crate::spec::{Options, PolicySpec, los_config};
+use crate::los::{Los, LosConfig, LosVariant};
+use crate::spec::{Options, PolicySpec, apply_los_options, los_config};
 
 /// The options of Delayed-LOS and Hybrid-LOS.
 pub(crate) const DELAYED_LOS_OPTIONS: &[(&str, &str)] = &[
@@ -76,21 +76,12 @@ fn delayed_config(options: &Options<'_>, elastic: bool) -> Result<DelayedLosConf
             .parse()
             .map_err(|_| options.bad_value("cs", value, "a whole number of cycles, 0 or more"))?;
     }
-    if let Some(value) = options.get("merit") {
-        config.merit = LosMerit::from_name(value)
-            .ok_or_else(|| options.bad_value("merit", value, "none, maxjobs or max-slowdown"))?;
-    }
-    if let Some(value) = options.get("traceback") {
-        config.traceback = TracebackOrder::from_name(value).ok_or_else(|| {
-            options.bad_value("traceback", value, "bypassed-first or selected-first")
-        })?;
-    }
-    if let Some(value) = options.get("lookahead") {
-        config.lookahead =
-            value.parse().ok().filter(|&c| c > 0).ok_or_else(|| {
-                options.bad_value("lookahead", value, "a positive number of jobs")
-            })?;
-    }
+    apply_los_options(
+        options,
+        &mut config.merit,
+        &mut config.traceback,
+        &mut config.lookahead,
+    )?;
     Ok(config)
 }
 
