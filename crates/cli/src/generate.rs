@@ -380,32 +380,21 @@ pub fn generate(
     args: &GenerateArgs,
     out: &mut dyn Write,
 ) -> Result<Option<GenerateOutcome>, GenerateError> {
-    match &args.model {
+    let started = Instant::now();
+    let outcome = match &args.model {
         GenerateModel::Lublin(a) => {
             let params = a.generator_params()?;
             params.validate()?;
             if a.common.print_params {
                 return print_params(&params, out).map(|()| None);
             }
-            let (jobs, seed, path) = a.common.required()?;
-            let format = output_format(path, false)?;
+            let target = Target::of(&a.common, false)?;
             let (machine_size, target_load) = (params.machine_size, params.target_load);
-            let generator = LublinGenerator::new(params, seed)?;
-            let started = Instant::now();
-            let output = create_output(path)?;
-            let records = generator.records(jobs);
+            let generator = LublinGenerator::new(params, target.seed)?;
+            let records = generator.records(target.jobs);
             let summary = records.clone().summary();
             let header = generator.header_for(&summary)?;
-            write_records(output, path, &header, records, format)?;
-            let outcome = GenerateOutcome {
-                path: path.to_path_buf(),
-                format,
-                machine_size,
-                target_load,
-                summary,
-            };
-            report(&outcome, started, out)?;
-            Ok(Some(outcome))
+            target.write(&header, records, machine_size, target_load, summary)?
         }
         GenerateModel::Cwf(a) => {
             let params = a.generator_params()?;
@@ -413,26 +402,58 @@ pub fn generate(
             if a.common.print_params {
                 return print_params(&params, out).map(|()| None);
             }
-            let (jobs, seed, path) = a.common.required()?;
-            let format = output_format(path, true)?;
+            let target = Target::of(&a.common, true)?;
             let (machine_size, target_load) = (params.machine_size, params.target_load);
-            let generator = CwfGenerator::new(params, seed)?;
-            let started = Instant::now();
-            let output = create_output(path)?;
-            let records = generator.records(jobs);
+            let generator = CwfGenerator::new(params, target.seed)?;
+            let records = generator.records(target.jobs);
             let summary = records.clone().summary();
             let header = generator.header_for(&summary)?;
-            write_records(output, path, &header, records, format)?;
-            let outcome = GenerateOutcome {
-                path: path.to_path_buf(),
-                format,
-                machine_size,
-                target_load,
-                summary,
-            };
-            report(&outcome, started, out)?;
-            Ok(Some(outcome))
+            target.write(&header, records, machine_size, target_load, summary)?
         }
+    };
+    report(&outcome, started, out)?;
+    Ok(Some(outcome))
+}
+
+/// Where and how much to generate: checked before any generation, so a bad
+/// path or extension fails at once and leaves no file behind.
+struct Target<'a> {
+    jobs: usize,
+    seed: u64,
+    path: &'a Path,
+    format: Format,
+}
+
+impl<'a> Target<'a> {
+    fn of(common: &'a CommonArgs, cwf: bool) -> Result<Self, GenerateError> {
+        let (jobs, seed, path) = common.required()?;
+        let format = output_format(path, cwf)?;
+        Ok(Self {
+            jobs,
+            seed,
+            path,
+            format,
+        })
+    }
+
+    /// Streams the header and records into the file.
+    fn write(
+        &self,
+        header: &Header,
+        records: impl Iterator<Item = Record>,
+        machine_size: u32,
+        target_load: Option<f64>,
+        summary: GeneratedSummary,
+    ) -> Result<GenerateOutcome, GenerateError> {
+        let output = create_output(self.path)?;
+        write_records(output, self.path, header, records, self.format)?;
+        Ok(GenerateOutcome {
+            path: self.path.to_path_buf(),
+            format: self.format,
+            machine_size,
+            target_load,
+            summary,
+        })
     }
 }
 
