@@ -30,13 +30,13 @@ pub enum SpecError {
         option: String,
     },
     /// The policy has no such option.
-    #[error("policy `{policy}` has no option `{option}` (known: {known})")]
+    #[error("policy `{policy}` has no option `{option}` ({known})")]
     UnknownOption {
         /// The policy.
         policy: String,
         /// The option given.
         option: String,
-        /// The options it has, comma-separated.
+        /// The options it has ("known: a, b") or "it takes none".
         known: String,
     },
     /// A required option is missing.

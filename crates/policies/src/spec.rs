@@ -309,12 +309,13 @@ impl<'a> Options<'a> {
                 return Err(SpecError::UnknownOption {
                     policy: spec.name.clone(),
                     option: key.clone(),
-                    known: info
-                        .options
-                        .iter()
-                        .map(|(known, _)| *known)
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    known: if info.options.is_empty() {
+                        "it takes none".to_owned()
+                    } else {
+                        let names: Vec<&str> =
+                            info.options.iter().map(|(known, _)| *known).collect();
+                        format!("known: {}", names.join(", "))
+                    },
                 });
             }
         }

@@ -147,7 +147,7 @@ mod tests {
         );
         assert_eq!(
             build("easy-d:order=sjf").unwrap_err(),
-            "policy `easy-d` has no option `order` (known: )"
+            "policy `easy-d` has no option `order` (it takes none)"
         );
         assert_eq!(
             build("hybrid-los:lookahead=0").unwrap_err(),
