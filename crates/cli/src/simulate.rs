@@ -400,20 +400,18 @@ pub fn prepare_workload(
         }
         None => None,
     };
-    let model = JobModel {
-        procs,
-        granularity: args.granularity,
-        overrun: match args.overrun {
-            Overrun::Kill => OverrunRule::Kill,
-            Overrun::Extend => OverrunRule::Extend,
-        },
-        strictness: if args.lenient {
-            Strictness::Lenient
-        } else {
-            Strictness::Strict
-        },
-        max_commands_per_job: args.max_commands_per_job,
+    let mut model = JobModel::new(procs);
+    model.granularity = args.granularity;
+    model.overrun = match args.overrun {
+        Overrun::Kill => OverrunRule::Kill,
+        Overrun::Extend => OverrunRule::Extend,
     };
+    model.strictness = if args.lenient {
+        Strictness::Lenient
+    } else {
+        Strictness::Strict
+    };
+    model.max_commands_per_job = args.max_commands_per_job;
     let jobs = JobSet::from_records(&workload.records, &model)?;
     Ok(LoadedWorkload {
         source,

@@ -50,16 +50,13 @@ fn load(name: &str) -> Scenario {
             continue;
         }
         let index = jobs.len();
-        jobs.push(Job {
-            number: index as u64,
-            record_index: index as u32,
+        jobs.push(Job::new(
+            index as u64,
             submit,
-            size: procs as u32,
-            requested_size: procs as u32,
-            estimate: estimate.max(1),
-            runtime: actual,
-            requested_start: None,
-        });
+            procs as u32,
+            estimate.max(1),
+            actual,
+        ));
         ids.push(fields[1].to_owned());
     }
     // JobSet sorts by submit time, stably: keep the ids in that order.

@@ -132,7 +132,7 @@ fn run_cell(
         config: cell.config.clone(),
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         policy_name: run.name.clone(),
-        load_change: loaded.load_change,
+        load_change: loaded.load_change.clone(),
         offered_load: offered_load(&loaded.workload.records, loaded.jobs.model().procs)
             .map(|l| l.load),
         dropped_jobs: loaded.jobs.normalization().dropped_total(),
