@@ -587,12 +587,7 @@ mod tests {
     use super::*;
 
     fn job(submit: i64, start: i64, finish: i64, procs: u32) -> CompletedJob {
-        CompletedJob {
-            submit,
-            start,
-            finish,
-            procs,
-        }
+        CompletedJob::new(submit, start, finish, procs)
     }
 
     #[test]

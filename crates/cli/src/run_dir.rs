@@ -167,12 +167,12 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
             .sum();
         jobs.push(RunJob {
             number,
-            job: CompletedJob {
-                submit: int(1)?,
-                start: int(3)?,
-                finish: int(4)?,
-                procs: u32::try_from(procs).map_err(|_| bad(5, field(5)))?,
-            },
+            job: CompletedJob::new(
+                int(1)?,
+                int(3)?,
+                int(4)?,
+                u32::try_from(procs).map_err(|_| bad(5, field(5)))?,
+            ),
             estimate: int(2)?,
             allocation,
         });
@@ -205,15 +205,7 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
 ";
         let jobs = parse_jobs_csv(text, Path::new("jobs.csv")).unwrap();
         // 0-1 is two processors, 4 is one: 3.
-        assert_eq!(
-            jobs[0].job,
-            CompletedJob {
-                submit: 5,
-                start: 10,
-                finish: 100,
-                procs: 3
-            }
-        );
+        assert_eq!(jobs[0].job, CompletedJob::new(5, 10, 100, 3));
         assert_eq!(jobs[0].allocation, [(0, 1), (4, 4)]);
         assert_eq!((jobs[1].number, jobs[1].job.procs), (8, 0));
         let bad = text.replace("0-1 4", "1-0");

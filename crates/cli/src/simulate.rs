@@ -456,12 +456,7 @@ pub fn completed_jobs(jobs: &JobSet, schedule: &Schedule) -> Vec<CompletedJob> {
         .enumerate()
         .map(|(index, job)| {
             let id = JobId(index as u32);
-            CompletedJob {
-                submit: job.submit,
-                start: schedule.start(id),
-                finish: schedule.end(id),
-                procs: job.size,
-            }
+            CompletedJob::new(job.submit, schedule.start(id), schedule.end(id), job.size)
         })
         .collect()
 }
@@ -676,15 +671,7 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
     for (index, job) in loaded.jobs.jobs().iter().enumerate() {
         let id = JobId(index as u32);
         let (start, finish) = (schedule.start(id), schedule.end(id));
-        let metrics = job_metrics(
-            &CompletedJob {
-                submit: job.submit,
-                start,
-                finish,
-                procs: job.size,
-            },
-            tau,
-        );
+        let metrics = job_metrics(&CompletedJob::new(job.submit, start, finish, job.size), tau);
         let record = &loaded.workload.records[job.record_index as usize];
         // Killed: it ran less than its recorded runtime (at its estimate, or
         // cut by an elastic command); an ET can let it run to the end.

@@ -248,12 +248,7 @@ impl CompactJobs {
                 .map(|i| {
                     submit += self.submit_delta[i];
                     let start = submit + self.wait[i];
-                    CompletedJob {
-                        submit,
-                        start,
-                        finish: start + self.runtime[i],
-                        procs: self.procs[i],
-                    }
+                    CompletedJob::new(submit, start, start + self.runtime[i], self.procs[i])
                 })
                 .collect(),
         )
@@ -381,24 +376,9 @@ mod tests {
     #[test]
     fn compact_jobs_round_trip() {
         let jobs = [
-            CompletedJob {
-                submit: 5,
-                start: 9,
-                finish: 19,
-                procs: 2,
-            },
-            CompletedJob {
-                submit: 5,
-                start: 5,
-                finish: 6,
-                procs: 1,
-            },
-            CompletedJob {
-                submit: 12,
-                start: 20,
-                finish: 20,
-                procs: 4,
-            },
+            CompletedJob::new(5, 9, 19, 2),
+            CompletedJob::new(5, 5, 6, 1),
+            CompletedJob::new(12, 20, 20, 4),
         ];
         let packed = CompactJobs::pack(&jobs);
         // Submits 5, 5, 12 -> deltas 5, 0, 7; waits 4, 0, 8; runtimes 10, 1, 0.
