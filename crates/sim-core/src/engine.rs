@@ -98,6 +98,34 @@ impl EventOrder {
     }
 }
 
+/// How [`Invocation::PerEvent`] treats several jobs ending at the same
+/// instant (jobs killed at their estimates often do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SimultaneousEnds {
+    /// Each end is an event of its own: the policy is called after each
+    /// single termination, as the LOS thesis words it ("on each arrival or
+    /// termination event"). While the others of that instant are not yet
+    /// applied, their jobs still hold their processors, and the view expects
+    /// them to end one second later (see [`RunningJob::expected_end`](crate::RunningJob)).
+    #[default]
+    Separate,
+    /// All ends of one instant are one event: the policy sees every
+    /// processor freed at that instant, as a simulator that plans with
+    /// processor counts (pyss) effectively does.
+    Together,
+}
+
+impl SimultaneousEnds {
+    /// The name used on the command line: `separate` or `together`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Separate => "separate",
+            Self::Together => "together",
+        }
+    }
+}
+
 /// The cost of suspending and resuming a job (SCOJO-PECT: 60 s to write a
 /// job's memory to disk and read it back).
 ///
@@ -134,6 +162,9 @@ pub struct SimOptions {
     pub event_order: EventOrder,
     /// The cost of suspending and resuming jobs.
     pub switch_overhead: SwitchOverhead,
+    /// Whether jobs ending at the same instant are one event or several
+    /// ([`Invocation::PerEvent`] only).
+    pub simultaneous_ends: SimultaneousEnds,
 }
 
 impl SimOptions {
@@ -146,6 +177,12 @@ impl SimOptions {
     /// The same options with another event order.
     pub fn with_event_order(mut self, event_order: EventOrder) -> Self {
         self.event_order = event_order;
+        self
+    }
+
+    /// The same options with another treatment of simultaneous ends.
+    pub fn with_simultaneous_ends(mut self, simultaneous_ends: SimultaneousEnds) -> Self {
+        self.simultaneous_ends = simultaneous_ends;
         self
     }
 
@@ -715,7 +752,7 @@ impl<'a> Simulation<'a> {
     fn apply_event(&mut self, kind: EventKind) {
         self.stats.events += 1;
         match kind {
-            EventKind::JobEnd => {
+            EventKind::JobEnd => loop {
                 let Some(Reverse((t, _, id))) = self.machine_events.pop() else {
                     return;
                 };
@@ -724,7 +761,17 @@ impl<'a> Simulation<'a> {
                 } else {
                     self.finish_job(id, t);
                 }
-            }
+                if self.options.simultaneous_ends == SimultaneousEnds::Separate {
+                    return;
+                }
+                // Together: every end of this instant is one event.
+                self.drop_stale_machine_events();
+                if !matches!(self.machine_events.peek(), Some(Reverse((next, _, _))) if *next == t)
+                {
+                    return;
+                }
+                self.stats.events += 1;
+            },
             EventKind::Arrival => self.arrive(),
             EventKind::Command => self.apply_command(),
             EventKind::Wakeup => {

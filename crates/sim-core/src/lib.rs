@@ -76,7 +76,7 @@ mod state;
 pub use deadline::{DEADLINES_HEADER, DeadlineFileError, Deadlines};
 pub use engine::{
     EventKind, EventOrder, FinalState, Invocation, RejectedJob, RunStats, Schedule, Segment,
-    Segments, SimOptions, Simulation, SwitchOverhead, simulate, simulate_with,
+    Segments, SimOptions, Simulation, SimultaneousEnds, SwitchOverhead, simulate, simulate_with,
 };
 pub use error::{JobModelError, SimError};
 pub use job::{

@@ -6,7 +6,7 @@
 use schedsim_sim_core::{
     Capabilities, Change, Decisions, ElasticCommand, EventOrder, FinalState, Invocation, Job,
     JobId, JobModel, JobSet, JobState, Policy, ProcRange, Segment, SimError, SimOptions,
-    Simulation, SwitchOverhead, Time, View, simulate, simulate_with,
+    Simulation, SimultaneousEnds, SwitchOverhead, Time, View, simulate, simulate_with,
 };
 
 fn set(procs: u32, jobs: Vec<Job>) -> JobSet {
@@ -538,6 +538,38 @@ fn per_event_invocation_calls_the_policy_after_each_event_in_the_chosen_order() 
             call(20, &[4], &[]),
         ]
     );
+}
+
+#[test]
+fn simultaneous_ends_are_separate_events_or_one() {
+    // 4 processors. J1 and J2 (2 procs each) run 0..10; J3 (4 procs)
+    // arrives at 1 and waits for both.
+    let jobs = set(
+        4,
+        vec![
+            Job::new(1, 0, 2, 10, 10),
+            Job::new(2, 0, 2, 10, 10),
+            Job::new(3, 1, 4, 5, 5),
+        ],
+    );
+    let calls = |ends| {
+        let mut policy = Recorder::default();
+        let options = SimOptions::default()
+            .with_invocation(Invocation::PerEvent)
+            .with_simultaneous_ends(ends);
+        simulate_with(&jobs, &mut policy, &options).unwrap();
+        policy.calls
+    };
+    // Separate: a call after J1's end (2 processors free: J3 waits), then
+    // after J2's (J3 starts).
+    let separate = calls(SimultaneousEnds::Separate);
+    assert_eq!(
+        separate[separate.len() - 2..],
+        [(10, vec![], vec![1]), (10, vec![], vec![2])]
+    );
+    // Together: one call sees both ends.
+    let together = calls(SimultaneousEnds::Together);
+    assert_eq!(together[together.len() - 1], (10, vec![], vec![1, 2]));
 }
 
 #[test]
