@@ -112,21 +112,32 @@
 //!
 //! # Complexity and memory
 //!
-//! Time `O(C x (n' + 1) x (extra' + 1))` for `C` candidates and the reduced capacities `n'`,
-//! `extra'` ([`Solution::cells`] reports that count). Values need two layers of
-//! `(n' + 1) x (extra' + 1)` cells at a time: one 4-byte key per cell (8 bytes when keys exceed
-//! 32 bits), plus an 8-byte merit when the merits are not small integers. The traceback markers
-//! take one bit per cell of the whole table. For 50 items and `n = extra = 1024` that is
-//! 8.4 MB of layers and 7 MB of markers. The [`Solver`] keeps its buffers: once they fit the
-//! largest problem, calls allocate nothing. [`Options::memory_limit`] refuses tables above a
-//! bound (default 4 GiB) with [`Error::TableTooLarge`] instead of exhausting memory.
+//! The thesis fills a three-dimensional table, one cell per item and pair of capacities
+//! `(j, k)`. Because the objective *minimises* sutil after maximising util, one dimension
+//! suffices: of two sets of the first `i` items with the same util, the one with the smaller
+//! sutil (then the larger merit, then the one the traceback order prefers) beats the other
+//! under every completion by later items, and fits `extra` whenever the other does. So the
+//! solver keeps one state per util value, `u`, the best set of the items so far whose sizes
+//! add up to exactly `u` within `extra`, and a bit per item and `u` for the traceback. On a
+//! full tie the two sets differ first (from the top) at the item being added, so the rule of
+//! Algorithms 4 and 5 decides there, with no state of its own. The result is the same set as
+//! the thesis' table, tie for tie (tested against brute force and against the table-filling
+//! kernel, which [`Solver::reservation_table`] still runs).
 //!
-//! How it is fast: a cell is one integer key `(util * (E + 1) + (E - sutil)) * R + merit`,
-//! so the thesis' "util max, then sutil min, then merit max" is a single integer maximum and
-//! selecting an item adds a constant; rows are contiguous over `j`, the inner loops are
-//! branch-free and vectorise, markers are packed into bits. Non-integer merits use a parallel
-//! `f64` layer compared only on equal keys. The benchmark (`cargo bench -p knapsack-dp`)
-//! reports the throughput in cells per second.
+//! Time `O(C x (n' + 1))` for `C` candidates and the reduced capacity `n'` (the table would be
+//! `O(C x (n' + 1) x (extra' + 1))`; [`Solution::cells`] reports the states visited). Memory:
+//! 4 bytes per util value (12 with a merit) and one bit per item and util value. For 50 items
+//! on a machine of 8,192 processors that is 33 kB of states and 51 kB of bits, where the table
+//! would have needed 50 x 8,193 x 8,193 cells. The [`Solver`] keeps its buffers: once they fit
+//! the largest problem, calls allocate nothing. [`Options::memory_limit`] refuses problems
+//! above a bound (default 4 GiB) with [`Error::TableTooLarge`] instead of exhausting memory.
+//!
+//! The inspection tables ([`Solver::reservation_table`]) fill the thesis' table itself: a cell
+//! is one integer key `(util * (E + 1) + (E - sutil)) * R + merit`, so "util max, then sutil
+//! min, then merit max" is a single integer maximum and selecting an item adds a constant;
+//! rows are contiguous over `j`, the inner loops are branch-free and vectorise, markers are
+//! packed into bits. Non-integer merits use a parallel `f64` layer compared only on equal
+//! keys. The benchmark (`cargo bench -p knapsack-dp`) reports the throughput.
 //!
 //! # Inspection
 //!
@@ -136,6 +147,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod frontier;
 mod kernel;
 mod options;
 mod solver;

@@ -1,4 +1,5 @@
 use crate::error::Error;
+use crate::frontier::{self, Frontier};
 use crate::kernel::{self, KernelItem, Key, Shape, Work};
 use crate::options::{Merit, Options, Traceback};
 use crate::table::{CellValue, Table};
@@ -20,8 +21,8 @@ pub struct Solution<'a> {
     /// Total merit of the selected items, summed in increasing item order (0 for
     /// [`Merit::None`], the item count for [`Merit::MaxJobs`]).
     pub merit: f64,
-    /// DP cells filled: candidates x (n' + 1) x (extra' + 1) after the reductions; 0 when no
-    /// table was needed.
+    /// DP states visited: candidates x (n' + 1) after the reductions (the one-dimensional
+    /// solve, see the crate docs); 0 when no table was needed.
     pub cells: u64,
 }
 
@@ -38,6 +39,9 @@ pub struct Solver {
     shared: Shared,
     picked: Vec<usize>,
     totals: Totals,
+    /// The one-dimensional solve (see `frontier.rs`).
+    frontier: Frontier,
+    frontier_items: Vec<frontier::Item>,
     /// Tests force the 64-bit keys to check them on small instances.
     #[cfg(test)]
     force_wide_keys: bool,
@@ -137,6 +141,8 @@ impl Solver {
             + bytes(&self.shared.selected)
             + bytes(&self.shared.bypassed)
             + bytes(&self.picked)
+            + bytes(&self.frontier_items)
+            + self.frontier.retained_bytes()
     }
 
     #[cfg(test)]
@@ -271,8 +277,59 @@ impl Solver {
     }
 
     /// Solves a validated input, leaving the selected caller indices in `self.picked` and the
-    /// totals in `self.totals`.
+    /// totals in `self.totals`. One-dimensional (see `frontier.rs`): the same set as the
+    /// thesis' table, which [`Solver::reservation_table`] still fills.
     fn solve(&mut self, input: Input<'_>, options: &Options<'_>) -> Result<(), Error> {
+        self.picked.clear();
+        self.totals = Totals::default();
+        let plan = self.plan(input, options, options.reductions);
+        if self.candidates.index.is_empty() || plan.capacity == 0 {
+            return Ok(());
+        }
+        let count = self.candidates.index.len();
+        let with_merit = !matches!(options.merit, Merit::None);
+        let bytes = Frontier::bytes_needed(count, plan.capacity, with_merit);
+        if bytes > u128::from(options.memory_limit) {
+            return Err(Error::TableTooLarge {
+                bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+                limit: options.memory_limit,
+            });
+        }
+        let candidates = &self.candidates;
+        self.frontier_items.clear();
+        self.frontier_items
+            .extend((0..count).map(|i| frontier::Item {
+                size: candidates.size[i] as usize,
+                shadow_size: candidates.shadow_size[i],
+                merit: candidates.merit[i],
+            }));
+        let extra = u32::try_from(plan.extra).unwrap_or(u32::MAX);
+        let mut positions = std::mem::take(&mut self.picked);
+        let solved = self.frontier.solve(
+            &self.frontier_items,
+            (plan.capacity, extra),
+            with_merit,
+            options.traceback,
+            &mut positions,
+        );
+        // Positions among the candidates become the caller's indices.
+        for position in &mut positions {
+            *position = self.candidates.index[*position];
+        }
+        self.picked = positions;
+        solved.map_err(|source| Error::Allocation {
+            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+            source,
+        })?;
+        self.totals = totals(input, options, &self.picked);
+        self.totals.cells = (count * (plan.capacity + 1)) as u64;
+        Ok(())
+    }
+
+    /// The thesis' three-dimensional fill and traceback, with the same reductions as
+    /// [`solve`](Self::solve): the reference the one-dimensional solve is tested against.
+    #[cfg(test)]
+    fn solve_dense(&mut self, input: Input<'_>, options: &Options<'_>) -> Result<(), Error> {
         self.picked.clear();
         self.totals = Totals::default();
         let plan = self.plan(input, options, options.reductions);
@@ -281,9 +338,7 @@ impl Solver {
         }
         self.check_memory(plan, options, false)?;
         self.run(plan, options.traceback, None)?;
-        let shape = Shape::new(plan.capacity, plan.extra);
         self.totals = totals(input, options, &self.picked);
-        self.totals.cells = (self.candidates.index.len() * shape.layer_cells()) as u64;
         Ok(())
     }
 
@@ -765,11 +820,11 @@ fn reserve<T>(buffer: &mut Vec<T>, additional: usize) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    /// The 64-bit key kernels (used when the keys overflow 32 bits, i.e. for huge capacities or
-    /// merit ranges) agree with the 32-bit ones on small instances, for the packed and the f64
-    /// merit layouts.
-    #[test]
-    fn wide_keys_agree_with_narrow_keys() {
+    /// Random small instances: (sizes, shadow sizes, quarters, integers, arbitrary
+    /// fractions, capacity, extra).
+    type Instance = (Vec<u32>, Vec<u32>, Vec<f64>, Vec<f64>, Vec<f64>, u32, u32);
+
+    fn instances(count: usize) -> Vec<Instance> {
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move |bound: u64| {
             state ^= state << 13;
@@ -777,36 +832,77 @@ mod tests {
             state ^= state << 17;
             state % bound
         };
+        (0..count)
+            .map(|_| {
+                let len = next(14) as usize;
+                let sizes: Vec<u32> = (0..len).map(|_| 1 + next(9) as u32).collect();
+                let shadow_sizes = sizes
+                    .iter()
+                    .map(|&size| if next(2) == 0 { 0 } else { size })
+                    .collect();
+                // Quarters: not integers, so the f64 layer runs; integers: packed keys;
+                // arbitrary fractions: sums that round.
+                let quarters: Vec<f64> = (0..len).map(|_| (next(17) as f64 - 8.0) / 4.0).collect();
+                let integers = quarters.iter().map(|q| (q * 4.0).round()).collect();
+                let fractions = (0..len).map(|_| 1.0 + next(1000) as f64 / 7.0).collect();
+                (
+                    sizes,
+                    shadow_sizes,
+                    quarters,
+                    integers,
+                    fractions,
+                    next(25) as u32,
+                    next(25) as u32,
+                )
+            })
+            .collect()
+    }
+
+    fn answer(solver: &Solver) -> (Vec<usize>, u32, u32, f64) {
+        let t = solver.totals;
+        (solver.picked.clone(), t.util, t.sutil, t.merit)
+    }
+
+    /// The 64-bit key kernels (used when the keys overflow 32 bits, i.e. for huge capacities or
+    /// merit ranges) agree with the 32-bit ones on small instances, for the packed and the f64
+    /// merit layouts; and the one-dimensional solve returns exactly the dense table's set.
+    #[test]
+    fn dense_kernels_and_the_one_dimensional_solve_agree() {
         let mut narrow = Solver::new();
         let mut wide = Solver::new();
         wide.force_wide_keys = true;
-        for _ in 0..300 {
-            let len = next(12) as usize;
-            let sizes: Vec<u32> = (0..len).map(|_| 1 + next(9) as u32).collect();
-            let shadow_sizes: Vec<u32> = sizes
-                .iter()
-                .map(|&size| if next(2) == 0 { 0 } else { size })
-                .collect();
-            // Quarters: not integers, so the f64 layer runs; integers: packed keys.
-            let quarters: Vec<f64> = (0..len).map(|_| (next(17) as f64 - 8.0) / 4.0).collect();
-            let integers: Vec<f64> = quarters.iter().map(|q| (q * 4.0).round()).collect();
-            let (capacity, extra) = (next(25) as u32, next(25) as u32);
+        let mut frontier = Solver::new();
+        for (sizes, shadow_sizes, quarters, integers, fractions, capacity, extra) in instances(400)
+        {
+            let input = Input {
+                sizes: &sizes,
+                shadow_sizes: &shadow_sizes,
+                capacity,
+                extra,
+            };
             for merit in [
                 Merit::None,
                 Merit::MaxJobs,
                 Merit::PerItem(&quarters),
                 Merit::PerItem(&integers),
+                Merit::PerItem(&fractions),
             ] {
                 for traceback in [Traceback::BypassedFirst, Traceback::SelectedFirst] {
-                    let options = Options::new().with_merit(merit).with_traceback(traceback);
-                    let a = narrow
-                        .reservation_dp(&sizes, &shadow_sizes, capacity, extra, &options)
-                        .unwrap();
-                    let a = (a.selected.to_vec(), a.util, a.sutil, a.merit, a.cells);
-                    let b = wide
-                        .reservation_dp(&sizes, &shadow_sizes, capacity, extra, &options)
-                        .unwrap();
-                    assert_eq!(a, (b.selected.to_vec(), b.util, b.sutil, b.merit, b.cells));
+                    for reductions in [true, false] {
+                        let options = Options::new()
+                            .with_merit(merit)
+                            .with_traceback(traceback)
+                            .with_reductions(reductions);
+                        narrow.solve_dense(input, &options).unwrap();
+                        wide.solve_dense(input, &options).unwrap();
+                        frontier.solve(input, &options).unwrap();
+                        assert_eq!(answer(&narrow), answer(&wide));
+                        assert_eq!(
+                            answer(&frontier),
+                            answer(&narrow),
+                            "{sizes:?} {shadow_sizes:?} {merit:?} {capacity} {extra}"
+                        );
+                    }
                 }
             }
         }

@@ -66,11 +66,36 @@ impl FitIndex {
     }
 
     /// The smallest index `>= from` that matches `query`.
+    ///
+    /// Bottom-up: from leaf `from`, climb while the subtrees to the right
+    /// cannot hold a match, then search the first one that may. A scan that
+    /// asks for the next match after the previous one (LOS collecting its
+    /// candidates, a backfilling pass) so costs about the logarithm of the
+    /// distance to the match, not of the queue's length.
     pub(crate) fn first_match(&self, from: usize, query: FitQuery) -> Option<usize> {
         if from >= self.leaves {
             return None;
         }
-        self.search(1, 0, self.leaves, from, query)
+        let (mut node, mut lo, mut width) = (from + self.leaves, from, 1);
+        if query.may_match(self.min_size[node], self.min_estimate[node]) {
+            return Some(from);
+        }
+        while node > 1 {
+            if node % 2 == 0 {
+                // A left child: its right sibling covers the indices just after.
+                let sibling_lo = lo + width;
+                if let Some(found) =
+                    self.search(node + 1, sibling_lo, sibling_lo + width, sibling_lo, query)
+                {
+                    return Some(found);
+                }
+            } else {
+                lo -= width;
+            }
+            node /= 2;
+            width *= 2;
+        }
+        None
     }
 
     /// Depth-first search of node `node`, which covers `lo..hi`.
@@ -148,5 +173,49 @@ mod tests {
         };
         assert_eq!(index.first_match(0, any(2)), None);
         assert_eq!(index.first_match(0, any(3)), Some(5));
+    }
+
+    #[test]
+    fn bottom_up_search_agrees_with_a_scan_on_larger_queues() {
+        // xorshift: 1,000 random jobs, some not waiting, random queries.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let n = 1000;
+        let jobs: Vec<Option<(u32, Time)>> = (0..n)
+            .map(|_| (next(4) != 0).then(|| (1 + next(64) as u32, next(1000) as Time)))
+            .collect();
+        let mut index = FitIndex::new(n);
+        for (i, job) in jobs.iter().enumerate() {
+            if let Some((size, estimate)) = *job {
+                index.insert(i, size, estimate);
+            }
+        }
+        for _ in 0..5000 {
+            let from = next(n as u64 + 2) as usize;
+            let query = FitQuery {
+                free: next(70) as u32,
+                max_estimate: if next(3) == 0 {
+                    Time::MAX
+                } else {
+                    next(1000) as Time
+                },
+                small: next(8) as u32,
+            };
+            let expected = (from..n).find(|&i| {
+                jobs[i].is_some_and(|(s, e)| {
+                    s <= query.free && (e <= query.max_estimate || s <= query.small)
+                })
+            });
+            assert_eq!(
+                index.first_match(from, query),
+                expected,
+                "from {from} {query:?}"
+            );
+        }
     }
 }
