@@ -79,6 +79,7 @@ mod job;
 mod load;
 mod machine;
 mod policy;
+mod scale_machine;
 
 pub use engine::{EventKind, RunStats, Schedule, simulate};
 pub use error::{JobModelError, SimError};
@@ -89,6 +90,10 @@ pub use job::{
 pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
 pub use policy::{Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
+pub use scale_machine::{
+    Calibration, CalibrationError, MachineScaling, ScaleError, ScaleReport, calibrate_adjustment,
+    scale_machine,
+};
 
 /// Simulated time: integer seconds since the workload's start.
 pub type Time = i64;
