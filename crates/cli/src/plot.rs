@@ -469,12 +469,14 @@ pub fn gantt(
                 .filter(|&&i| class_of(i) == class)
                 .flat_map(|&i| {
                     let j = &run.jobs[i];
-                    let (x0, x1) = (j.job.start.max(from) as f64, j.job.finish.min(to) as f64);
-                    j.allocation.iter().map(move |&(a, b)| {
-                        Rectangle::new(
-                            [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
-                            fill.filled(),
-                        )
+                    j.spans().flat_map(move |(start, end)| {
+                        let (x0, x1) = (start.max(from) as f64, end.min(to) as f64);
+                        j.allocation.iter().map(move |&(a, b)| {
+                            Rectangle::new(
+                                [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
+                                fill.filled(),
+                            )
+                        })
                     })
                 });
             plot.draw_series(rects)
@@ -487,12 +489,14 @@ pub fn gantt(
                 .filter(|&&i| class_of(i) == class)
                 .flat_map(|&i| {
                     let j = &run.jobs[i];
-                    let (x0, x1) = (j.job.start.max(from) as f64, j.job.finish.min(to) as f64);
-                    j.allocation.iter().map(move |&(a, b)| {
-                        Rectangle::new(
-                            [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
-                            WHITE.stroke_width(1),
-                        )
+                    j.spans().flat_map(move |(start, end)| {
+                        let (x0, x1) = (start.max(from) as f64, end.min(to) as f64);
+                        j.allocation.iter().map(move |&(a, b)| {
+                            Rectangle::new(
+                                [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
+                                WHITE.stroke_width(1),
+                            )
+                        })
                     })
                 });
             plot.draw_series(outlines).map_err(|e| fail(&e))?;
@@ -587,12 +591,7 @@ mod tests {
     use super::*;
 
     fn job(submit: i64, start: i64, finish: i64, procs: u32) -> CompletedJob {
-        CompletedJob {
-            submit,
-            start,
-            finish,
-            procs,
-        }
+        CompletedJob::new(submit, start, finish, procs)
     }
 
     #[test]
@@ -633,6 +632,7 @@ mod tests {
             job: job(submit, start, start + 1, 1),
             estimate: 1,
             allocation: vec![(0, 0)],
+            segments: Vec::new(),
         };
         // The second job starts at 5, before the first (at 10): backfilled.
         // The third starts at 10, not before anything earlier.

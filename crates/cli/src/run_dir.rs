@@ -1,5 +1,6 @@
 //! Reading back a run folder written by `schedsim simulate --out`
-//! (jobs.csv and summary.json), for `schedsim compare` and `schedsim plot`.
+//! (jobs.csv, segments.csv when present, and summary.json), for `schedsim
+//! compare` and `schedsim plot`.
 
 use std::fs;
 use std::io;
@@ -19,6 +20,21 @@ pub struct RunJob {
     pub estimate: i64,
     /// The allocated processor intervals, inclusive.
     pub allocation: Vec<(u32, u32)>,
+    /// Its run segments (start, end) when it was suspended (from
+    /// segments.csv); empty otherwise, the one segment being start..finish.
+    pub segments: Vec<(i64, i64)>,
+}
+
+impl RunJob {
+    /// The stretches of time it held its processors: its segments, or
+    /// start..finish.
+    pub fn spans(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let whole = self
+            .segments
+            .is_empty()
+            .then_some((self.job.start, self.job.finish));
+        whole.into_iter().chain(self.segments.iter().copied())
+    }
 }
 
 /// A run folder read back.
@@ -28,8 +44,10 @@ pub struct RunDir {
     pub dir: PathBuf,
     /// summary.json as written.
     pub summary: serde_json::Value,
-    /// jobs.csv's rows, in file (arrival) order.
+    /// jobs.csv's rows that ran, in file (arrival) order.
     pub jobs: Vec<RunJob>,
+    /// Job numbers of the rows with `final_state` REJECTED (never ran).
+    pub rejected: Vec<u64>,
 }
 
 /// Why a run folder could not be read.
@@ -92,11 +110,38 @@ impl RunDir {
                 path: summary_path,
                 source,
             })?;
-        let jobs = parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"))?;
+        let (mut jobs, rejected, rows) = parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"))?;
+        let segments_path = dir.join("segments.csv");
+        if segments_path.exists() {
+            let text = read("segments.csv")?;
+            for (row, segment) in parse_segments_csv(&text, &segments_path)? {
+                // `job_index` is the row in jobs.csv; map it to a job that ran.
+                let slot =
+                    rows.get(row)
+                        .copied()
+                        .flatten()
+                        .ok_or_else(|| RunDirError::BadValue {
+                            path: segments_path.clone(),
+                            line: 0,
+                            column: "job_index",
+                            value: row.to_string(),
+                        })?;
+                jobs[slot].segments.push(segment);
+            }
+            for job in jobs.iter_mut().filter(|job| !job.segments.is_empty()) {
+                job.segments.sort_unstable();
+                let held: i64 = job.segments.iter().map(|(start, end)| end - start).sum();
+                let suspended = (job.job.finish - job.job.start - held).max(0);
+                job.job = job
+                    .job
+                    .with_suspended(suspended, (job.segments.len() - 1) as u32);
+            }
+        }
         Ok(Self {
             dir: dir.to_path_buf(),
             summary,
             jobs,
+            rejected,
         })
     }
 
@@ -127,9 +172,17 @@ const COLUMNS: [&str; 6] = [
     "allocated_resources",
 ];
 
-fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
+/// The jobs that ran, the numbers of the rejected ones, and for each row of
+/// the file the index of its job among those that ran.
+type ParsedJobs = (Vec<RunJob>, Vec<u64>, Vec<Option<usize>>);
+
+fn parse_jobs_csv(text: &str, path: &Path) -> Result<ParsedJobs, RunDirError> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    // Optional: files written before final states existed lack it.
+    let final_state = header.iter().position(|h| *h == "final_state");
+    let mut rejected = Vec::new();
+    let mut rows = Vec::new();
     let mut at = [0usize; COLUMNS.len()];
     for (slot, column) in at.iter_mut().zip(COLUMNS) {
         *slot =
@@ -160,6 +213,12 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
                 .map_err(|_| bad(column, field(column)))
         };
         let number = field(0).parse::<u64>().map_err(|_| bad(0, field(0)))?;
+        if final_state.and_then(|at| fields.get(at)) == Some(&"REJECTED") {
+            rejected.push(number);
+            rows.push(None);
+            continue;
+        }
+        rows.push(Some(jobs.len()));
         let allocation = parse_allocation(field(5)).ok_or_else(|| bad(5, field(5)))?;
         let procs: u64 = allocation
             .iter()
@@ -167,17 +226,61 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<Vec<RunJob>, RunDirError> {
             .sum();
         jobs.push(RunJob {
             number,
-            job: CompletedJob {
-                submit: int(1)?,
-                start: int(3)?,
-                finish: int(4)?,
-                procs: u32::try_from(procs).map_err(|_| bad(5, field(5)))?,
-            },
+            job: CompletedJob::new(
+                int(1)?,
+                int(3)?,
+                int(4)?,
+                u32::try_from(procs).map_err(|_| bad(5, field(5)))?,
+            ),
             estimate: int(2)?,
             allocation,
+            segments: Vec::new(),
         });
     }
-    Ok(jobs)
+    Ok((jobs, rejected, rows))
+}
+
+/// A segments.csv row: the job's row in jobs.csv and (start, end).
+type SegmentRow = (usize, (i64, i64));
+
+fn parse_segments_csv(text: &str, path: &Path) -> Result<Vec<SegmentRow>, RunDirError> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let column = |name: &'static str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| RunDirError::MissingColumn {
+                path: path.to_path_buf(),
+                column: name,
+            })
+    };
+    let (index_at, start_at, end_at) = (column("job_index")?, column("start")?, column("end")?);
+    let mut segments = Vec::new();
+    for (line, text) in lines.enumerate() {
+        if text.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = text.split(',').collect();
+        let value = |at: usize, name: &'static str| {
+            let raw = fields.get(at).copied().unwrap_or("");
+            raw.parse::<i64>().map_err(|_| RunDirError::BadValue {
+                path: path.to_path_buf(),
+                line: line + 2,
+                column: name,
+                value: raw.to_owned(),
+            })
+        };
+        let index =
+            usize::try_from(value(index_at, "job_index")?).map_err(|_| RunDirError::BadValue {
+                path: path.to_path_buf(),
+                line: line + 2,
+                column: "job_index",
+                value: fields[index_at].to_owned(),
+            })?;
+        segments.push((index, (value(start_at, "start")?, value(end_at, "end")?)));
+    }
+    Ok(segments)
 }
 
 /// `0-3 8-11` or `5` (space-separated inclusive intervals); empty for a job
@@ -203,17 +306,10 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
 7,5,3,100,1,10,90,100,5,95,1.05,0-1 4,1
 8,6,1,10,1,6,0,6,0,0,0,,1
 ";
-        let jobs = parse_jobs_csv(text, Path::new("jobs.csv")).unwrap();
+        let (jobs, rejected, _) = parse_jobs_csv(text, Path::new("jobs.csv")).unwrap();
+        assert!(rejected.is_empty());
         // 0-1 is two processors, 4 is one: 3.
-        assert_eq!(
-            jobs[0].job,
-            CompletedJob {
-                submit: 5,
-                start: 10,
-                finish: 100,
-                procs: 3
-            }
-        );
+        assert_eq!(jobs[0].job, CompletedJob::new(5, 10, 100, 3));
         assert_eq!(jobs[0].allocation, [(0, 1), (4, 4)]);
         assert_eq!((jobs[1].number, jobs[1].job.procs), (8, 0));
         let bad = text.replace("0-1 4", "1-0");

@@ -6,12 +6,22 @@
 //! - `jobs.csv`: one row per simulated job in arrival order, with the
 //!   columns of Batsim's jobs.csv that evalys reads (`job_id`,
 //!   `submission_time`, `requested_number_of_resources`, `requested_time`,
-//!   `success`, `starting_time`, `execution_time`, `finish_time`,
-//!   `waiting_time`, `turnaround_time`, `stretch`, `allocated_resources`)
-//!   plus `bounded_slowdown`. `success` is 0 for a job that ran less than
-//!   its recorded runtime (killed at its estimate, or cut by an RT
-//!   command); `stretch` is turnaround / max(execution, 1);
-//!   `allocated_resources` is the processor interval set, e.g. `0-3 8-11`.
+//!   `success`, `final_state`, `starting_time`, `execution_time`,
+//!   `finish_time`, `waiting_time`, `turnaround_time`, `stretch`,
+//!   `allocated_resources`) plus `bounded_slowdown`. `final_state` is
+//!   Batsim's: `COMPLETED_SUCCESSFULLY`, `COMPLETED_WALLTIME_REACHED`
+//!   (killed at its estimate), `COMPLETED_KILLED` (ended by an RT command)
+//!   or `REJECTED` (never ran: its times and allocation are empty, its
+//!   metrics left out of summary.json's and counted apart in `run_stats`);
+//!   `success` is 1 for `COMPLETED_SUCCESSFULLY`. A suspended job's row
+//!   spans its first start to its final end; `stretch` is turnaround /
+//!   max(execution, 1); `allocated_resources` is the processor interval
+//!   set, e.g. `0-3 8-11`.
+//! - `segments.csv`, only when a job was suspended: one row per run
+//!   segment (`job_id`, `job_index` = the job's row in jobs.csv from 0,
+//!   `segment` from 0, `start`, `end`, `allocated_resources`), each from a
+//!   start or resumption to an end or suspension, switch overheads
+//!   included.
 //! - `schedule.swf`: the input records in input order with wait time
 //!   (field 3), run time (field 4) and allocated processors (field 5) as
 //!   simulated; records dropped in lenient mode are left out (the header
@@ -36,14 +46,16 @@ use schedsim_metrics::{
 };
 use schedsim_policies::{PolicySpec, SpecError, build_policy};
 use schedsim_sim_core::{
-    JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod, Normalization,
-    OverrunRule, Schedule, SimError, Strictness, change_load, simulate as run_simulation,
+    DeadlineFileError, Deadlines, EstimateSource, EventOrder, FinalState, Invocation, Job, JobId,
+    JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod, Normalization, OverrunRule,
+    Schedule, SimError, SimOptions, SimultaneousEnds, Strictness, SwitchOverhead, change_load,
+    simulate_with,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
-    HeaderError, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError, read_path,
-    workload_to_string, write_workload,
+    HeaderError, JobStatus, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
+    read_path, workload_to_string, write_workload,
 };
 
 use crate::CommandError;
@@ -111,6 +123,37 @@ pub struct SimulateArgs {
     /// job, in time order; later ones are dropped and counted.
     #[arg(long, value_name = "N")]
     pub max_commands_per_job: Option<u32>,
+    /// Where runtime estimates come from: the workload's requested times
+    /// (`recorded`), or the runtimes themselves (`exact`, as the QoPS and
+    /// SCOJO-PECT papers assume).
+    #[arg(long, value_enum, default_value_t = Estimates::Recorded)]
+    pub estimates: Estimates,
+    /// Deadlines of the jobs, a CSV file `job_number,deadline_after_submit,kind`
+    /// (kind `user` or `artificial`); duplicates made by `--load-method
+    /// duplicate` inherit their original's.
+    #[arg(long, value_name = "FILE")]
+    pub deadlines: Option<PathBuf>,
+    /// When the policy is called: once per timestamp after all its events
+    /// (`per-timestamp`), or after every single arrival or termination
+    /// (`per-event`, as the LOS thesis and pyss do).
+    #[arg(long, value_enum, default_value_t = Invoke::PerTimestamp)]
+    pub invoke: Invoke,
+    /// The order of simultaneous events: job ends before arrivals, or
+    /// arrivals first (pyss).
+    #[arg(long, value_enum, default_value_t = Order::EndsFirst)]
+    pub event_order: Order,
+    /// With `--invoke per-event`: jobs ending at the same second are
+    /// `separate` events, or one event (`together`, as pyss effectively
+    /// treats them).
+    #[arg(long, value_enum, default_value_t = Ends::Separate)]
+    pub simultaneous_ends: Ends,
+    /// Seconds a suspension takes (the job holds its processors and makes
+    /// no progress), for policies that suspend jobs.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..=1 << 40))]
+    pub suspend_overhead: i64,
+    /// Seconds a resumption takes before the job runs again.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..=1 << 40))]
+    pub resume_overhead: i64,
 }
 
 impl SimulateArgs {
@@ -133,7 +176,36 @@ impl SimulateArgs {
             load_method: LoadMethod::Scale,
             load_seed: 1,
             max_commands_per_job: None,
+            estimates: Estimates::Recorded,
+            deadlines: None,
+            invoke: Invoke::PerTimestamp,
+            event_order: Order::EndsFirst,
+            simultaneous_ends: Ends::Separate,
+            suspend_overhead: 0,
+            resume_overhead: 0,
         }
+    }
+
+    /// How the simulator runs the policies (`--invoke`, `--event-order`,
+    /// `--simultaneous-ends`, the switch overheads).
+    pub fn sim_options(&self) -> SimOptions {
+        SimOptions::default()
+            .with_invocation(match self.invoke {
+                Invoke::PerTimestamp => Invocation::PerTimestamp,
+                Invoke::PerEvent => Invocation::PerEvent,
+            })
+            .with_event_order(match self.event_order {
+                Order::EndsFirst => EventOrder::EndsFirst,
+                Order::ArrivalsFirst => EventOrder::ArrivalsFirst,
+            })
+            .with_simultaneous_ends(match self.simultaneous_ends {
+                Ends::Separate => SimultaneousEnds::Separate,
+                Ends::Together => SimultaneousEnds::Together,
+            })
+            .with_switch_overhead(SwitchOverhead {
+                suspend: self.suspend_overhead,
+                resume: self.resume_overhead,
+            })
     }
 }
 
@@ -151,6 +223,58 @@ pub enum Overrun {
     Kill,
     /// Let the job run its full recorded runtime.
     Extend,
+}
+
+/// `--estimates`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Estimates {
+    #[default]
+    /// The requested time (SWF field 9), the runtime when unknown.
+    Recorded,
+    /// The runtime itself.
+    Exact,
+}
+
+/// `--invoke`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Invoke {
+    #[default]
+    /// Once per timestamp, after all its events.
+    PerTimestamp,
+    /// After every single event.
+    PerEvent,
+}
+
+/// `--event-order`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    #[default]
+    /// Job ends, then arrivals.
+    EndsFirst,
+    /// Arrivals, then job ends.
+    ArrivalsFirst,
+}
+
+/// `--simultaneous-ends`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ends {
+    #[default]
+    /// Each end is an event.
+    Separate,
+    /// The ends of one second are one event.
+    Together,
 }
 
 /// Why `simulate` failed.
@@ -198,6 +322,9 @@ pub enum SimulateError {
     /// The load could not be changed.
     #[error("cannot change the offered load (--load)")]
     Load(#[from] LoadError),
+    /// The deadline file could not be read.
+    #[error("cannot read the deadlines (--deadlines)")]
+    Deadlines(#[from] DeadlineFileError),
     /// Metrics could not be computed.
     #[error("bad metrics settings")]
     Metrics(#[from] MetricsError),
@@ -400,21 +527,30 @@ pub fn prepare_workload(
         }
         None => None,
     };
-    let model = JobModel {
-        procs,
-        granularity: args.granularity,
-        overrun: match args.overrun {
-            Overrun::Kill => OverrunRule::Kill,
-            Overrun::Extend => OverrunRule::Extend,
-        },
-        strictness: if args.lenient {
-            Strictness::Lenient
-        } else {
-            Strictness::Strict
-        },
-        max_commands_per_job: args.max_commands_per_job,
+    let mut model = JobModel::new(procs);
+    model.granularity = args.granularity;
+    model.overrun = match args.overrun {
+        Overrun::Kill => OverrunRule::Kill,
+        Overrun::Extend => OverrunRule::Extend,
     };
-    let jobs = JobSet::from_records(&workload.records, &model)?;
+    model.strictness = if args.lenient {
+        Strictness::Lenient
+    } else {
+        Strictness::Strict
+    };
+    model.max_commands_per_job = args.max_commands_per_job;
+    model.estimates = match args.estimates {
+        Estimates::Recorded => EstimateSource::Recorded,
+        Estimates::Exact => EstimateSource::Exact,
+    };
+    let mut jobs = JobSet::from_records(&workload.records, &model)?;
+    if let Some(path) = &args.deadlines {
+        let mut deadlines = Deadlines::read(path)?;
+        if let Some(change) = &load_change {
+            deadlines.extend_to_duplicates(&change.duplicates);
+        }
+        jobs = jobs.with_deadlines(&deadlines)?;
+    }
     Ok(LoadedWorkload {
         source,
         workload,
@@ -451,21 +587,37 @@ pub fn metrics_config(args: &SimulateArgs, procs: u32) -> MetricsConfig {
     }
 }
 
-/// The jobs as they ran, for the metrics crate.
+/// The jobs that ran, in arrival order, for the metrics crate: rejected
+/// jobs are left out (they are counted in the schedule's
+/// [`RunStats`](schedsim_sim_core::RunStats)).
 pub fn completed_jobs(jobs: &JobSet, schedule: &Schedule) -> Vec<CompletedJob> {
     jobs.jobs()
         .iter()
         .enumerate()
-        .map(|(index, job)| {
+        .filter_map(|(index, job)| {
             let id = JobId(index as u32);
-            CompletedJob {
-                submit: job.submit,
-                start: schedule.start(id),
-                finish: schedule.end(id),
-                procs: job.size,
-            }
+            schedule
+                .final_state(id)
+                .ran()
+                .then(|| completed_job(job, schedule, id))
         })
         .collect()
+}
+
+/// One job as it ran.
+fn completed_job(job: &Job, schedule: &Schedule, id: JobId) -> CompletedJob {
+    let mut completed =
+        CompletedJob::new(job.submit, schedule.start(id), schedule.end(id), job.size);
+    if schedule.has_suspensions() {
+        completed = completed.with_suspended(schedule.suspended_time(id), schedule.suspensions(id));
+    }
+    if let Some(user) = job.user() {
+        completed = completed.with_user(user);
+    }
+    if let Some(group) = job.group() {
+        completed = completed.with_group(group);
+    }
+    completed
 }
 
 /// Simulates one policy on the loaded jobs and computes its metrics.
@@ -477,14 +629,33 @@ pub fn run_policy(
     spec: &PolicySpec,
     config: &MetricsConfig,
 ) -> Result<PolicyRun, SimulateError> {
+    run_policy_with(jobs, spec, config, &SimOptions::default())
+}
+
+/// [`run_policy`] with explicit simulation options.
+///
+/// # Errors
+/// As [`run_policy`].
+pub fn run_policy_with(
+    jobs: &JobSet,
+    spec: &PolicySpec,
+    config: &MetricsConfig,
+    options: &SimOptions,
+) -> Result<PolicyRun, SimulateError> {
     let mut policy = build_policy(spec)?;
     let started = Instant::now();
-    let schedule = run_simulation(jobs, &mut policy)?;
+    let schedule = simulate_with(jobs, &mut policy, options)?;
     let elapsed = started.elapsed();
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
     let split = if jobs.normalization().dedicated > 0 {
-        let requested: Vec<Option<i64>> = jobs.jobs().iter().map(|j| j.requested_start).collect();
+        let requested: Vec<Option<i64>> = jobs
+            .jobs()
+            .iter()
+            .enumerate()
+            .filter(|&(index, _)| schedule.final_state(JobId(index as u32)).ran())
+            .map(|(_, j)| j.requested_start)
+            .collect();
         Some(summarize_split(&completed, &requested, config)?)
     } else {
         None
@@ -533,10 +704,11 @@ pub fn simulate(
     }
     let loaded = load_workload(args)?;
     let config = metrics_config(args, loaded.jobs.model().procs);
+    let options = args.sim_options();
     let runs = std::thread::scope(|scope| {
         let handles: Vec<_> = specs
             .iter()
-            .map(|spec| scope.spawn(|| run_policy(&loaded.jobs, spec, &config)))
+            .map(|spec| scope.spawn(|| run_policy_with(&loaded.jobs, spec, &config, &options)))
             .collect();
         handles
             .into_iter()
@@ -566,6 +738,8 @@ struct RunSummary<'a> {
     workload: &'a WorkloadSource,
     machine: Machine,
     job_model: JobModelSummary,
+    /// How the policy was called and the switch overheads.
+    simulation: SimOptions,
     metrics_config: &'a MetricsConfig,
     normalization: &'a Normalization,
     read: Option<ReadCounts>,
@@ -588,6 +762,9 @@ struct Machine {
 struct JobModelSummary {
     overrun: Overrun,
     lenient: bool,
+    estimates: Estimates,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deadlines: Option<PathBuf>,
 }
 
 /// The reader's counts, without its examples.
@@ -620,6 +797,15 @@ pub fn write_run(
     let path = dir.join("jobs.csv");
     fs::write(&path, jobs_csv(loaded, &run.schedule, config.tau)).map_err(write_error(&path))?;
 
+    let path = dir.join("segments.csv");
+    if run.schedule.has_suspensions() {
+        fs::write(&path, segments_csv(loaded, &run.schedule)).map_err(write_error(&path))?;
+    } else if path.exists() {
+        // A stale file from an earlier run into this folder would be read
+        // back as this run's.
+        fs::remove_file(&path).map_err(write_error(&path))?;
+    }
+
     let path = dir.join("schedule.swf");
     let schedule = simulated_workload(loaded, run)?;
     let file = fs::File::create(&path).map_err(write_error(&path))?;
@@ -644,7 +830,10 @@ pub fn write_run(
         job_model: JobModelSummary {
             overrun: args.overrun,
             lenient: args.lenient,
+            estimates: args.estimates,
+            deadlines: args.deadlines.clone(),
         },
+        simulation: args.sim_options(),
         metrics_config: &config,
         normalization: loaded.jobs.normalization(),
         read: loaded.read_summary.as_ref().map(|s| ReadCounts {
@@ -672,50 +861,70 @@ pub fn write_run(
 pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> String {
     let mut csv = String::from(
         "job_id,submission_time,requested_number_of_resources,requested_time,success,\
-         starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,\
-         allocated_resources,bounded_slowdown\n",
+         final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,\
+         stretch,allocated_resources,bounded_slowdown\n",
     );
     for (index, job) in loaded.jobs.jobs().iter().enumerate() {
         let id = JobId(index as u32);
-        let (start, finish) = (schedule.start(id), schedule.end(id));
-        let metrics = job_metrics(
-            &CompletedJob {
-                submit: job.submit,
-                start,
-                finish,
-                procs: job.size,
-            },
-            tau,
-        );
-        let record = &loaded.workload.records[job.record_index as usize];
-        // Killed: it ran less than its recorded runtime (at its estimate, or
-        // cut by an elastic command); an ET can let it run to the end.
-        let killed = record
-            .run_time
-            .is_some_and(|recorded| i64::try_from(recorded).map_or(true, |r| r > finish - start));
-        let allocation = schedule
-            .allocation(id)
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(" ");
-        let _ = writeln!(
+        let state = schedule.final_state(id);
+        let _ = write!(
             csv,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},",
             job.number,
             job.submit,
             job.requested_size,
             job.estimate,
-            u8::from(!killed),
+            u8::from(state == FinalState::CompletedSuccessfully),
+            state.as_str(),
+        );
+        if !state.ran() {
+            // Never ran: no times, no allocation, no metrics.
+            csv.push_str(",,,,,,,\n");
+            continue;
+        }
+        let (start, finish) = (schedule.start(id), schedule.end(id));
+        let metrics = job_metrics(&completed_job(job, schedule, id), tau);
+        let _ = write!(
+            csv,
+            "{},{},{},{},{},{},",
             start,
             finish - start,
             finish,
             metrics.wait,
             metrics.response,
             metrics.slowdown,
-            allocation,
-            metrics.bounded_slowdown,
         );
+        push_allocation(&mut csv, schedule, id);
+        let _ = writeln!(csv, ",{}", metrics.bounded_slowdown);
+    }
+    csv
+}
+
+/// `allocated_resources`: the job's processor ranges, space-separated.
+fn push_allocation(csv: &mut String, schedule: &Schedule, id: JobId) {
+    for (i, range) in schedule.allocation(id).iter().enumerate() {
+        if i > 0 {
+            csv.push(' ');
+        }
+        let _ = write!(csv, "{range}");
+    }
+}
+
+/// segments.csv (see the module docs): every run segment of every job that
+/// ran.
+pub fn segments_csv(loaded: &LoadedWorkload, schedule: &Schedule) -> String {
+    let mut csv = String::from("job_id,job_index,segment,start,end,allocated_resources\n");
+    for (index, job) in loaded.jobs.jobs().iter().enumerate() {
+        let id = JobId(index as u32);
+        for (segment, span) in schedule.segments(id).enumerate() {
+            let _ = write!(
+                csv,
+                "{},{index},{segment},{},{},",
+                job.number, span.start, span.end
+            );
+            push_allocation(&mut csv, schedule, id);
+            csv.push('\n');
+        }
     }
     csv
 }
@@ -730,6 +939,17 @@ fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Worklo
     let mut out = Vec::with_capacity(records.len());
     for (record, job) in records.iter().zip(&job_of_record) {
         match job {
+            &Some(id) if !run.schedule.final_state(id).ran() => {
+                // Rejected: never ran. SWF's "cancelled" status, with no
+                // wait, run time or processors.
+                out.push(Record {
+                    wait_time: None,
+                    run_time: None,
+                    allocated_processors: None,
+                    status: Some(JobStatus::Cancelled),
+                    ..record.clone()
+                });
+            }
             &Some(id) => {
                 let job = loaded.jobs.job(id);
                 let (start, end) = (run.schedule.start(id), run.schedule.end(id));
@@ -857,6 +1077,7 @@ fn report(
         )?;
     }
     crate::simulate_split::report_split(runs, width, out)?;
+    report_lifecycle(runs, out)?;
     writeln!(out)?;
     writeln!(
         out,
@@ -867,6 +1088,28 @@ fn report(
     )?;
     if let Some(dir) = &args.out {
         writeln!(out, "results written to {}/POLICY/", dir.display())?;
+    }
+    Ok(())
+}
+
+/// Rejections and suspensions, for the runs that had any.
+fn report_lifecycle(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
+    for run in runs {
+        let stats = run.schedule.stats();
+        if stats.rejected_jobs > 0 {
+            writeln!(
+                out,
+                "{}: {} jobs rejected ({} processor-seconds); their metrics are left out",
+                run.spec, stats.rejected_jobs, stats.rejected_work
+            )?;
+        }
+        if stats.suspensions > 0 {
+            writeln!(
+                out,
+                "{}: {} suspensions, {} resumptions",
+                run.spec, stats.suspensions, stats.resumes
+            )?;
+        }
     }
     Ok(())
 }
@@ -917,4 +1160,97 @@ pub fn list_policies(out: &mut dyn Write) -> Result<(), SimulateError> {
     );
     out.write_all(text.as_bytes())
         .map_err(SimulateError::Output)
+}
+
+#[cfg(test)]
+mod tests {
+    use schedsim_sim_core::{Decisions, Policy, View};
+
+    use super::*;
+
+    /// Rejects job 3, suspends job 1 at 10 and resumes it at 30; FCFS
+    /// otherwise (but it starts nothing at 10 and 30).
+    struct Lifecycle;
+
+    impl Policy for Lifecycle {
+        fn name(&self) -> &str {
+            "lifecycle"
+        }
+
+        fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+            match view.now() {
+                10 => {
+                    decisions.suspend(JobId(0));
+                    decisions.wake_at(30);
+                }
+                30 => decisions.resume(JobId(0)),
+                _ => {}
+            }
+            for &id in view.queue() {
+                if view.job(id).number == 3 {
+                    decisions.reject(id, "no deadline can be met");
+                } else if ![10, 30].contains(&view.now()) && view.job(id).size <= view.free() {
+                    decisions.start(id);
+                }
+            }
+        }
+    }
+
+    fn record(number: u64, submit: u64, size: u64, runtime: u64) -> Record {
+        Record {
+            submit_time: Some(submit),
+            run_time: Some(runtime),
+            requested_processors: Some(size),
+            requested_time: Some(runtime),
+            ..Record::unknown(number)
+        }
+    }
+
+    #[test]
+    fn rejected_and_suspended_jobs_in_the_outputs() {
+        // 4 processors. Job 1 (4 procs, 50 s) runs 0..10, is suspended at 10
+        // (no overhead) and resumed at 30: 30..70. Job 2 (2 procs, 20 s)
+        // arrives at 10 and waits (the policy starts nothing at 10), starts
+        // at 70. Job 3 is rejected at 5.
+        let mut header = workload_format::Header::new();
+        header.add("MaxProcs", "4").unwrap();
+        let workload = Workload::new(
+            header,
+            vec![
+                record(1, 0, 4, 50),
+                record(3, 5, 1, 10),
+                record(2, 10, 2, 20),
+            ],
+        );
+        let mut args = SimulateArgs::new();
+        args.workload = Some(PathBuf::from("test.swf"));
+        let source = WorkloadSource::File {
+            path: PathBuf::from("test.swf"),
+            sha256: String::new(),
+        };
+        let loaded = prepare_workload(&args, source, workload, None).unwrap();
+        let schedule = simulate_with(&loaded.jobs, &mut Lifecycle, &SimOptions::default()).unwrap();
+        let jobs = jobs_csv(&loaded, &schedule, 10);
+        let rows: Vec<&str> = jobs.lines().collect();
+        // Job 1: 0..70 as one row (execution 70 of wall time, 40 of it
+        // running), response 70 / runtime 50 held = stretch 1.4.
+        assert_eq!(
+            rows[1],
+            "1,0,4,50,1,COMPLETED_SUCCESSFULLY,0,70,70,0,70,1.4,0-3,1.4"
+        );
+        assert_eq!(rows[2], "3,5,1,10,0,REJECTED,,,,,,,,");
+        assert_eq!(
+            rows[3],
+            "2,10,2,20,1,COMPLETED_SUCCESSFULLY,70,20,90,60,80,4,0-1,4"
+        );
+        assert_eq!(
+            segments_csv(&loaded, &schedule),
+            "job_id,job_index,segment,start,end,allocated_resources\n\
+             1,0,0,0,10,0-3\n1,0,1,30,70,0-3\n2,2,0,70,90,0-1\n"
+        );
+        // The rejected job is out of the metrics.
+        let completed = completed_jobs(&loaded.jobs, &schedule);
+        assert_eq!(completed.len(), 2);
+        assert_eq!((completed[0].suspended, completed[0].suspensions), (20, 1));
+    }
 }

@@ -137,9 +137,13 @@ fn the_per_job_command_limit_is_an_option() {
         report.contains("easy-e: 2 elastic commands applied"),
         "{report}"
     );
-    // job_id 1, estimate 50 as submitted, success 1 (it ran its 100 s),
-    // starts 0, runs 100, finishes at 100.
-    assert!(row.starts_with("1,0,4,50,1,0,100,100,"), "{row}");
+    // job_id 1, estimate 50 as submitted. The extensions lengthen both its
+    // kill-by time, 50 + 20 + 30 = 100, and its work, 100 + 20 + 30 = 150:
+    // it is killed at 100 (success 0, walltime reached).
+    assert!(
+        row.starts_with("1,0,4,50,0,COMPLETED_WALLTIME_REACHED,0,100,100,"),
+        "{row}"
+    );
     let (report, row) = end(&["--max-commands-per-job", "1"]);
     assert!(
         report.contains(
@@ -147,6 +151,9 @@ fn the_per_job_command_limit_is_an_option() {
         ),
         "{report}"
     );
-    // Killed at its extended limit, 70: success 0.
-    assert!(row.starts_with("1,0,4,50,0,0,70,70,"), "{row}");
+    // Killed at its extended limit, 50 + 20 = 70 (work 120): success 0.
+    assert!(
+        row.starts_with("1,0,4,50,0,COMPLETED_WALLTIME_REACHED,0,70,70,"),
+        "{row}"
+    );
 }

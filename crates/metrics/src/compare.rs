@@ -181,12 +181,7 @@ mod tests {
     use super::*;
 
     fn job(submit: i64, start: i64, finish: i64) -> CompletedJob {
-        CompletedJob {
-            submit,
-            start,
-            finish,
-            procs: 1,
-        }
+        CompletedJob::new(submit, start, finish, 1)
     }
 
     #[test]

@@ -52,8 +52,8 @@ pub struct SplitMetrics {
 /// // A 4-processor machine. A batch job runs 0..10; a dedicated job asked
 /// // to start at 5 and started at 10, 5 s late.
 /// let jobs = [
-///     CompletedJob { submit: 0, start: 0, finish: 10, procs: 4 },
-///     CompletedJob { submit: 1, start: 10, finish: 20, procs: 2 },
+///     CompletedJob::new(0, 0, 10, 4),
+///     CompletedJob::new(1, 10, 20, 2),
 /// ];
 /// let split = summarize_split(&jobs, &[None, Some(5)], &MetricsConfig::new(4))?;
 /// let delay = split.delay.unwrap();
@@ -162,12 +162,7 @@ mod tests {
     use super::*;
 
     fn job(submit: i64, start: i64, finish: i64, procs: u32) -> CompletedJob {
-        CompletedJob {
-            submit,
-            start,
-            finish,
-            procs,
-        }
+        CompletedJob::new(submit, start, finish, procs)
     }
 
     #[test]

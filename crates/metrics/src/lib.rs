@@ -13,8 +13,8 @@
 //! // A 4-processor machine. Job A: 2 processors, submitted at 0, runs
 //! // 0..10. Job B: 4 processors, submitted at 0, waits for A, runs 10..20.
 //! let jobs = [
-//!     CompletedJob { submit: 0, start: 0, finish: 10, procs: 2 },
-//!     CompletedJob { submit: 0, start: 10, finish: 20, procs: 4 },
+//!     CompletedJob::new(0, 0, 10, 2),
+//!     CompletedJob::new(0, 10, 20, 4),
 //! ];
 //! let run = summarize(&jobs, &MetricsConfig::new(4))?;
 //! // Waits 0 and 10: mean 5.
@@ -26,7 +26,8 @@
 //!
 //! Definitions (LOS thesis section 1.1 unless noted):
 //! - wait = start - submit; response = finish - submit; runtime = finish -
-//!   start;
+//!   start - time suspended (a time-sharing policy's job holds its
+//!   processors only between suspensions);
 //! - slowdown = response / max(runtime, 1 s) (the 1 s floor keeps jobs
 //!   of zero runtime finite);
 //! - bounded slowdown = max(response / max(runtime, tau), 1), tau = 10 s by
@@ -84,5 +85,5 @@ pub use groups::{
 pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
     ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength, RunMetrics,
-    RuntimeClass, SizeClass, Summary, job_metrics, summarize,
+    RuntimeClass, SizeClass, Summary, SuspensionStats, job_metrics, summarize,
 };

@@ -1,22 +1,92 @@
 use serde::{Deserialize, Serialize};
 
 /// A job as it ran: the only input the metrics need.
+///
+/// Built with [`CompletedJob::new`]; the optional data (time spent
+/// suspended, the user and group, the local time of the submission) are
+/// set with the `with_*` methods. Jobs that never ran (rejected by an
+/// admission policy) are not completed jobs: report them apart.
+///
+/// ```
+/// use schedsim_metrics::CompletedJob;
+/// // Submitted at 0, first started at 10, ended at 100 after 30 s
+/// // suspended: it held its processors for 100 - 10 - 30 = 60 s.
+/// let job = CompletedJob::new(0, 10, 100, 4).with_suspended(30, 1).with_user(7);
+/// assert_eq!(job.runtime(), 60);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletedJob {
     /// Submit time, seconds.
     pub submit: i64,
-    /// Start time, seconds.
+    /// (First) start time, seconds.
     pub start: i64,
     /// Finish time, seconds.
     pub finish: i64,
     /// Processors it occupied.
     pub procs: u32,
+    /// Wall time between start and finish during which it was suspended
+    /// and held no processors, seconds.
+    pub suspended: i64,
+    /// Times it was suspended.
+    pub suspensions: u32,
+    /// The user (SWF field 12), if known.
+    pub user: Option<u32>,
+    /// The group (SWF field 13), if known.
+    pub group: Option<u32>,
+    /// Local day of week (1 = Monday .. 7 = Sunday) and hour (0-23) of the
+    /// submission, if the workload has a calendar.
+    pub local_submit: Option<(u8, u8)>,
 }
 
 impl CompletedJob {
-    /// finish - start.
+    /// A job submitted at `submit` that ran from `start` to `finish` on
+    /// `procs` processors, never suspended, with no user or calendar data.
+    pub fn new(submit: i64, start: i64, finish: i64, procs: u32) -> Self {
+        Self {
+            submit,
+            start,
+            finish,
+            procs,
+            suspended: 0,
+            suspensions: 0,
+            user: None,
+            group: None,
+            local_submit: None,
+        }
+    }
+
+    /// The same job, suspended `suspensions` times for `suspended` seconds
+    /// in all.
+    pub fn with_suspended(mut self, suspended: i64, suspensions: u32) -> Self {
+        self.suspended = suspended;
+        self.suspensions = suspensions;
+        self
+    }
+
+    /// The same job with a user.
+    pub fn with_user(mut self, user: u32) -> Self {
+        self.user = Some(user);
+        self
+    }
+
+    /// The same job with a group.
+    pub fn with_group(mut self, group: u32) -> Self {
+        self.group = Some(group);
+        self
+    }
+
+    /// The same job with the local day of week (1 = Monday .. 7 = Sunday)
+    /// and hour of its submission.
+    pub fn with_local_submit(mut self, weekday: u8, hour: u8) -> Self {
+        self.local_submit = Some((weekday, hour));
+        self
+    }
+
+    /// Time it held its processors: finish - start - suspended (for a job
+    /// suspended and resumed, this includes the switch overheads).
     pub fn runtime(&self) -> i64 {
-        self.finish - self.start
+        self.finish - self.start - self.suspended
     }
 }
 
@@ -245,6 +315,7 @@ pub struct QueueLength {
 
 /// The metrics of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RunMetrics {
     /// Jobs in the run.
     pub jobs: u64,
@@ -275,6 +346,20 @@ pub struct RunMetrics {
     /// Breakdown by runtime x size class (classes with jobs only, in
     /// runtime then size order).
     pub classes: Vec<ClassStats>,
+    /// Suspensions of the measured jobs; `None` if none was suspended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspension: Option<SuspensionStats>,
+}
+
+/// How much the measured jobs were suspended (time-sharing policies).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SuspensionStats {
+    /// Jobs suspended at least once.
+    pub jobs: u64,
+    /// Suspensions in all.
+    pub suspensions: u64,
+    /// Time the suspended jobs spent suspended, seconds.
+    pub suspended_time: Summary,
 }
 
 /// Computes the metrics of a run (definitions in the crate docs).
@@ -337,6 +422,17 @@ pub fn summarize(
             / measured_area
     });
 
+    let mut suspended_times: Vec<f64> = per_job
+        .iter()
+        .filter(|(_, j)| j.suspensions > 0)
+        .map(|(_, j)| j.suspended as f64)
+        .collect();
+    let suspension = Summary::of(&mut suspended_times).map(|suspended_time| SuspensionStats {
+        jobs: suspended_times.len() as u64,
+        suspensions: per_job.iter().map(|(_, j)| u64::from(j.suspensions)).sum(),
+        suspended_time,
+    });
+
     let mut classes = Vec::new();
     for runtime_class in [
         RuntimeClass::Short,
@@ -382,6 +478,7 @@ pub fn summarize(
         offered_load,
         queue_length: queue_length(jobs, first_submit, last_finish),
         classes,
+        suspension,
     })
 }
 
@@ -398,9 +495,13 @@ pub(crate) fn check_settings(tau: i64, warmup: f64, drain: f64) -> Result<(), Me
     Ok(())
 }
 
-/// A job must not start before its submission nor end before its start.
+/// A job must not start before its submission, end before its start, or be
+/// suspended longer than it lasted.
 pub(crate) fn check_job(index: usize, job: &CompletedJob) -> Result<(), MetricsError> {
-    if job.start < job.submit || job.finish < job.start {
+    if job.start < job.submit
+        || job.finish < job.start
+        || !(0..=job.finish - job.start).contains(&job.suspended)
+    {
         return Err(MetricsError::InconsistentJob {
             index,
             submit: job.submit,
@@ -461,12 +562,7 @@ mod tests {
     use super::*;
 
     fn job(submit: i64, start: i64, finish: i64, procs: u32) -> CompletedJob {
-        CompletedJob {
-            submit,
-            start,
-            finish,
-            procs,
-        }
+        CompletedJob::new(submit, start, finish, procs)
     }
 
     #[test]
@@ -592,5 +688,31 @@ mod tests {
             (run.jobs, run.wait, run.awrt, run.utilization),
             (0, None, None, 0.0)
         );
+    }
+
+    #[test]
+    fn suspended_jobs_hold_processors_only_between_suspensions() {
+        // 2 processors. A (2 procs) submitted at 0 runs 0..10, is suspended
+        // 10..30 and runs again 30..40: finish 40, suspended 20 s, it held
+        // its processors 40 - 0 - 20 = 20 s. B (2 procs) runs 10..30 in the
+        // gap.
+        let jobs = [
+            CompletedJob::new(0, 0, 40, 2).with_suspended(20, 1),
+            CompletedJob::new(5, 10, 30, 2),
+        ];
+        let run = summarize(&jobs, &MetricsConfig::new(2)).unwrap();
+        // Busy 2 x 20 + 2 x 20 = 80 processor-seconds of 2 x 40 = 80: 1.0.
+        assert_eq!(run.utilization, 1.0);
+        // A's slowdown: response 40 / runtime 20 = 2.
+        assert_eq!(run.slowdown.unwrap().max, 2.0);
+        let suspension = run.suspension.unwrap();
+        assert_eq!((suspension.jobs, suspension.suspensions), (1, 1));
+        assert_eq!(suspension.suspended_time.mean, 20.0);
+        // A job suspended longer than it lasted is inconsistent.
+        let bad = [CompletedJob::new(0, 0, 10, 1).with_suspended(11, 1)];
+        assert!(summarize(&bad, &MetricsConfig::new(2)).is_err());
+        // Without suspensions there is no suspension block.
+        let plain = summarize(&jobs[1..], &MetricsConfig::new(2)).unwrap();
+        assert!(plain.suspension.is_none());
     }
 }

@@ -151,10 +151,9 @@ impl Policy for EasyD {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            dedicated_jobs: true,
-            elastic_commands: self.elastic,
-        }
+        let mut capabilities = Capabilities::default().with_dedicated_jobs();
+        capabilities.elastic_commands = self.elastic;
+        capabilities
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
@@ -246,10 +245,9 @@ impl Policy for LosD {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            dedicated_jobs: true,
-            elastic_commands: self.elastic,
-        }
+        let mut capabilities = Capabilities::default().with_dedicated_jobs();
+        capabilities.elastic_commands = self.elastic;
+        capabilities
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {

@@ -154,10 +154,9 @@ impl Policy for DelayedLos {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            dedicated_jobs: false,
-            elastic_commands: self.core.config.elastic,
-        }
+        let mut capabilities = Capabilities::default();
+        capabilities.elastic_commands = self.core.config.elastic;
+        capabilities
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
@@ -263,10 +262,9 @@ impl Policy for HybridLos {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            dedicated_jobs: true,
-            elastic_commands: self.core.config.elastic,
-        }
+        let mut capabilities = Capabilities::default().with_dedicated_jobs();
+        capabilities.elastic_commands = self.core.config.elastic;
+        capabilities
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {

@@ -38,10 +38,7 @@ impl<P: Policy> Policy for Elastic<P> {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            elastic_commands: true,
-            ..self.inner.capabilities()
-        }
+        self.inner.capabilities().with_elastic_commands()
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {

@@ -17,16 +17,7 @@
 //! use schedsim_policies::{PolicySpec, build_policy};
 //! use schedsim_sim_core::{Job, JobId, JobModel, JobSet, simulate};
 //!
-//! let job = |number, submit, size, estimate| Job {
-//!     number,
-//!     record_index: number as u32,
-//!     submit,
-//!     size,
-//!     requested_size: size,
-//!     estimate,
-//!     runtime: estimate,
-//!     requested_start: None,
-//! };
+//! let job = |number, submit, size, estimate| Job::new(number, submit, size, estimate, estimate);
 //! // 10 processors. Job 1 takes 6 until 100; job 2 needs 8 and must wait;
 //! // job 3 (4 processors, 50 s) ends before job 2 could start: EASY
 //! // backfills it at 2, FCFS makes it wait behind job 2.
@@ -102,16 +93,7 @@
 //! use schedsim_policies::{PolicySpec, build_policy};
 //! use schedsim_sim_core::{Job, JobModel, JobSet, simulate};
 //!
-//! let job = |number, size| Job {
-//!     number,
-//!     record_index: number as u32,
-//!     submit: 0,
-//!     size,
-//!     requested_size: size,
-//!     estimate: 100,
-//!     runtime: 100,
-//!     requested_start: None,
-//! };
+//! let job = |number, size| Job::new(number, 0, size, 100, 100);
 //! let jobs = JobSet::from_jobs(vec![job(1, 7), job(2, 4), job(3, 6)], &JobModel::new(10))?;
 //! let mut los = build_policy(&"los".parse::<PolicySpec>()?)?;
 //! assert_eq!(simulate(&jobs, &mut los)?.starts(), [0, 100, 100]);

@@ -241,16 +241,7 @@ mod tests {
     use schedsim_sim_core::{Job, ViewStorage};
 
     fn job(number: u64, submit: Time, size: u32, estimate: Time) -> Job {
-        Job {
-            number,
-            record_index: number as u32,
-            submit,
-            size,
-            requested_size: size,
-            estimate,
-            runtime: estimate,
-            requested_start: None,
-        }
+        Job::new(number, submit, size, estimate, estimate)
     }
 
     /// The thesis' running example (figures 3.1-3.6): N = 10 at t = 25, one

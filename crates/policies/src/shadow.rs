@@ -115,16 +115,7 @@ mod tests {
     use schedsim_sim_core::{Job, JobId, ViewStorage};
 
     fn job(size: u32, estimate: Time) -> Job {
-        Job {
-            number: 0,
-            record_index: 0,
-            submit: 0,
-            size,
-            requested_size: size,
-            estimate,
-            runtime: estimate,
-            requested_start: None,
-        }
+        Job::new(0, 0, size, estimate, estimate)
     }
 
     #[test]

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use schedsim_policies::{PolicySpec, build_policy};
-use schedsim_sim_core::{Job, JobId, JobModel, JobSet, simulate};
+use schedsim_sim_core::{
+    EventOrder, Invocation, Job, JobId, JobModel, JobSet, SimOptions, simulate_with,
+};
 
 fn golden_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("SCHEDSIM_GOLDEN") {
@@ -50,16 +52,13 @@ fn load(name: &str) -> Scenario {
             continue;
         }
         let index = jobs.len();
-        jobs.push(Job {
-            number: index as u64,
-            record_index: index as u32,
+        jobs.push(Job::new(
+            index as u64,
             submit,
-            size: procs as u32,
-            requested_size: procs as u32,
-            estimate: estimate.max(1),
-            runtime: actual,
-            requested_start: None,
-        });
+            procs as u32,
+            estimate.max(1),
+            actual,
+        ));
         ids.push(fields[1].to_owned());
     }
     // JobSet sorts by submit time, stably: keep the ids in that order.
@@ -81,12 +80,17 @@ fn load(name: &str) -> Scenario {
 
 /// Runs `policy` on every named file and returns the mismatches.
 fn check(policy: &str, files: &[String]) -> Vec<String> {
+    check_with(policy, files, &SimOptions::default())
+}
+
+/// The same with explicit simulation options.
+fn check_with(policy: &str, files: &[String], options: &SimOptions) -> Vec<String> {
     let mut problems = Vec::new();
     for name in files {
         let scenario = load(name);
         let spec: PolicySpec = policy.parse().unwrap();
         let mut policy = build_policy(&spec).unwrap();
-        let schedule = simulate(&scenario.jobs, &mut policy).unwrap();
+        let schedule = simulate_with(&scenario.jobs, &mut policy, options).unwrap();
         for (index, (id, expected)) in scenario.expected.iter().enumerate() {
             let end = schedule.end(JobId(index as u32));
             if end != *expected {
@@ -105,6 +109,9 @@ fn files(prefix: &str, range: std::ops::RangeInclusive<u32>) -> Vec<String> {
 
 macro_rules! golden {
     ($test:ident, $policy:expr, $($prefix:expr => $range:expr),+ $(,)?) => {
+        golden!($test, $policy, SimOptions::default(), $($prefix => $range),+);
+    };
+    ($test:ident, $policy:expr, $options:expr, $($prefix:expr => $range:expr),+ $(,)?) => {
         #[test]
         fn $test() {
             if golden_dir().is_none() {
@@ -113,10 +120,26 @@ macro_rules! golden {
             }
             let mut names = Vec::new();
             $(names.extend(files($prefix, $range));)+
-            let problems = check($policy, &names);
+            let problems = check_with($policy, &names, &$options);
             assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
         }
     };
+}
+
+/// The scheduler called after every event, arrivals before ends, the ends
+/// of one instant as one event (pyss, which plans with processor counts:
+/// jobs ending at one instant free their processors together).
+fn per_event_arrivals_first() -> SimOptions {
+    SimOptions::default()
+        .with_invocation(Invocation::PerEvent)
+        .with_event_order(EventOrder::ArrivalsFirst)
+        .with_simultaneous_ends(schedsim_sim_core::SimultaneousEnds::Together)
+}
+
+/// The scheduler called after every single event, ends before arrivals,
+/// each end an event of its own.
+fn per_event_ends_first() -> SimOptions {
+    SimOptions::default().with_invocation(Invocation::PerEvent)
 }
 
 golden!(fcfs_basic, "fcfs", "basic_input" => 0..=28, "extreme_input" => 0..=1);
@@ -125,6 +148,41 @@ golden!(conservative_basic, "conservative", "basic_input" => 0..=28, "extreme_in
 golden!(conservative, "conservative", "bf_input" => 0..=8, "cons_bf_input" => 0..=1);
 golden!(easy_basic, "easy", "basic_input" => 0..=28, "extreme_input" => 0..=2);
 golden!(easy, "easy", "bf_input" => 0..=8, "easy_bf_input" => 0..=3);
+
+// Per event, as pyss runs its schedulers: the same answers.
+golden!(fcfs_per_event, "fcfs", per_event_arrivals_first(), "basic_input" => 0..=28, "extreme_input" => 0..=1, "fcfs_input" => 0..=7);
+golden!(conservative_per_event, "conservative", per_event_arrivals_first(), "basic_input" => 0..=28, "extreme_input" => 0..=1, "bf_input" => 0..=8, "cons_bf_input" => 0..=1);
+golden!(easy_per_event, "easy", per_event_arrivals_first(), "basic_input" => 0..=28, "extreme_input" => 0..=2, "bf_input" => 0..=8, "easy_bf_input" => 0..=3);
+golden!(conservative_per_event_ends_first, "conservative", per_event_ends_first(), "basic_input" => 0..=28, "extreme_input" => 0..=1, "bf_input" => 0..=2, "bf_input" => 4..=8, "cons_bf_input" => 0..=1);
+
+#[test]
+fn separate_simultaneous_ends_change_conservative_exactly_in_bf_input_3() {
+    if golden_dir().is_none() {
+        println!("skipped: neither SCHEDSIM_GOLDEN nor SCHEDSIM_TRACES is set");
+        return;
+    }
+    // bf_input.3: six 15-processor jobs run 0..100 (their estimates), 200.0
+    // (60 procs) is reserved at 100 and 300 (99 procs) at 200. At 100, with
+    // each end its own event, the first end leaves five jobs holding their
+    // processors past their estimates (expected to end at 101), so 200.0's
+    // reservation at 100 no longer fits and is placed anew after 300's,
+    // which then compresses to 101: 300 runs 101..201 and 200.0 201..301.
+    // pyss frees all six together and expects 200.0 at 100.
+    let problems = check_with(
+        "conservative",
+        &files("bf_input", 3..=3),
+        &per_event_ends_first(),
+    );
+    assert_eq!(
+        problems,
+        [
+            "bf_input.3: job 200.0 finished at 301, expected 200",
+            "bf_input.3: job 300 finished at 201, expected 300",
+            "bf_input.3: job 301 finished at 302, expected 301"
+        ]
+    );
+}
+golden!(easy_per_event_ends_first, "easy", per_event_ends_first(), "basic_input" => 0..=28, "extreme_input" => 0..=2, "bf_input" => 0..=8, "easy_bf_input" => 0..=3);
 
 #[test]
 fn the_check_detects_a_wrong_scheduler() {

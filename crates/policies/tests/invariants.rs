@@ -28,16 +28,7 @@ fn workload(exact: bool) -> impl Strategy<Value = JobSet> {
                     // smallest estimate.
                     let runtime = if exact { runtime.max(1) } else { runtime };
                     let estimate = if exact { runtime } else { runtime + slack };
-                    Job {
-                        number: i as u64,
-                        record_index: i as u32,
-                        submit,
-                        size,
-                        requested_size: size,
-                        estimate: estimate.max(1),
-                        runtime,
-                        requested_start: None,
-                    }
+                    Job::new(i as u64, submit, size, estimate.max(1), runtime)
                 })
                 .collect();
             JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()

@@ -12,15 +12,10 @@ use workload_format::Record;
 
 /// A job whose runtime equals its estimate; `requested` makes it dedicated.
 fn job(number: u64, submit: Time, size: u32, estimate: Time, requested: Option<Time>) -> Job {
-    Job {
-        number,
-        record_index: number as u32,
-        submit,
-        size,
-        requested_size: size,
-        estimate,
-        runtime: estimate,
-        requested_start: requested,
+    let job = Job::new(number, submit, size, estimate, estimate);
+    match requested {
+        Some(start) => job.with_requested_start(start),
+        None => job,
     }
 }
 
@@ -394,7 +389,9 @@ fn an_extension_on_a_waiting_job_stops_its_backfilling() {
     // at 2: ending at 52 <= 100 it is backfilled by EASY at 2. With ET +60 at
     // 2 (commands come after the arrivals of their instant) its estimate is
     // 110: 112 > 100 and 4 > 2 extra, so EASY-E keeps it waiting; H runs
-    // [100, 110) and J starts at 110 and, working 50 s, ends at 160.
+    // [100, 110) and J starts at 110. The extension lengthens its work too
+    // (Kumar et al.: ECCs change "the actual job execution time"): 50 + 60
+    // = 110 s, so it ends at 110 + 110 = 220.
     let set = with_commands(
         jobs(
             10,
@@ -408,7 +405,7 @@ fn an_extension_on_a_waiting_job_stops_its_backfilling() {
     );
     let schedule = simulate(&set, &mut policy("easy-e")).unwrap();
     assert_eq!(schedule.starts(), [0, 100, 110]);
-    assert_eq!(schedule.end(JobId(2)), 160);
+    assert_eq!(schedule.end(JobId(2)), 220);
     assert_eq!(starts(&set, "easy"), [0, 100, 2]);
     // A reduction does the opposite: J with estimate 150 cannot backfill
     // (152 > 100), but RT 100 at 2 makes it 50 and EASY-E starts it at 2.
@@ -435,7 +432,8 @@ fn an_extension_pushes_a_waiting_batch_job_past_a_dedicated_reservation() {
     // which needs the whole machine from 100. EASY-DE and LOS-DE find no
     // room for B before D's end, 150; Hybrid-LOS-E freezes B at 5 > 0
     // processors (0 + 110 >= 100) and skips it until D is due; D runs
-    // [100, 150), then B. B still works only its recorded 90 s.
+    // [100, 150), then B, whose work the extension lengthened to 90 + 20 =
+    // 110 s: it ends at 150 + 110 = 260.
     let set = jobs(
         10,
         vec![job(0, 0, 10, 50, Some(100)), job(1, 0, 5, 90, None)],
@@ -445,6 +443,6 @@ fn an_extension_pushes_a_waiting_batch_job_past_a_dedicated_reservation() {
         assert_eq!(starts(&set, spec), [100, 0], "{spec}");
         let schedule = simulate(&extended, &mut policy(spec)).unwrap();
         assert_eq!(schedule.starts(), [100, 150], "{spec}");
-        assert_eq!(schedule.end(JobId(1)), 240, "{spec}");
+        assert_eq!(schedule.end(JobId(1)), 260, "{spec}");
     }
 }

@@ -47,15 +47,14 @@ fn workload(exact: bool, dedicated_one_in: u8, commands: bool) -> impl Strategy<
             let jobs: Vec<Job> = specs
                 .into_iter()
                 .enumerate()
-                .map(|(i, (submit, size, runtime, slack, kind, delay))| Job {
-                    number: i as u64,
-                    record_index: i as u32,
-                    submit,
-                    size,
-                    requested_size: size,
-                    estimate: if exact { runtime } else { runtime + slack },
-                    runtime,
-                    requested_start: (dedicated_one_in > 0 && kind == 0).then_some(submit + delay),
+                .map(|(i, (submit, size, runtime, slack, kind, delay))| {
+                    let estimate = if exact { runtime } else { runtime + slack };
+                    let job = Job::new(i as u64, submit, size, estimate, runtime);
+                    if dedicated_one_in > 0 && kind == 0 {
+                        job.with_requested_start(submit + delay)
+                    } else {
+                        job
+                    }
                 })
                 .collect();
             let set = JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap();

@@ -1,30 +1,35 @@
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use serde::{Deserialize, Serialize};
 
 use crate::Time;
 use crate::error::SimError;
-use crate::fit_index::FitIndex;
 use crate::job::{Change, JobId, JobSet, OverrunRule};
-use crate::machine::{Machine, ProcRange};
-use crate::policy::{Capabilities, Decisions, NOT_STARTED, Policy, RunningEntry, View};
+use crate::machine::ProcRange;
+use crate::policy::{Action, Capabilities, Decisions, Policy, View};
+use crate::state::{JobState, NOT_STARTED, RunningEntry, SimState};
 
-/// Kinds of events, in the order they are applied when they share a
-/// timestamp:
-/// 1. job ends, so that processors freed at time `t` are free at `t`;
-/// 2. arrivals, so that a command at `t` can name a job submitted at `t`;
+/// Kinds of events. At one timestamp they are applied in this order under
+/// [`EventOrder::EndsFirst`] (the default); [`EventOrder::ArrivalsFirst`]
+/// swaps the first two:
+/// 1. job ends, and processors released at the end of a suspend overhead,
+///    so that processors freed at time `t` are free at `t` (ties by start
+///    order);
+/// 2. arrivals, so that a command at `t` can name a job submitted at `t`
+///    (ties by arrival order);
 /// 3. elastic control commands (only for policies with an ECC processor,
 ///    see [`Capabilities`](crate::Capabilities)); a time reduction that ends
 ///    a running job ends it here, at `t`;
 /// 4. wake-ups: those the policy asked for and, for policies that handle
-///    dedicated jobs, the requested start times of waiting dedicated jobs.
-///
-/// Then the policy is called once.
+///    dedicated jobs, the requested start times of waiting dedicated jobs
+///    (all wake-ups of one timestamp are one event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum EventKind {
-    /// A running job finished (or was killed at its estimate).
+    /// A running job finished (or was killed at its estimate), or a
+    /// suspended job's processors were released after the suspend overhead.
     JobEnd,
     /// A job was submitted.
     Arrival,
@@ -34,10 +39,165 @@ pub enum EventKind {
     Wakeup,
 }
 
+/// When the simulator calls the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Invocation {
+    /// Once per timestamp at which something happened, after all its events
+    /// are applied: a policy never decides on a half-updated state (a job
+    /// ending and another arriving in the same second), and the result does
+    /// not depend on how simultaneous events happen to be ordered.
+    #[default]
+    PerTimestamp,
+    /// After every single event (one arrival, one end, one command, or the
+    /// wake-ups of one timestamp), in [`EventOrder`]: how the LOS thesis
+    /// (section 4.1, appendix A) and pyss run their schedulers.
+    PerEvent,
+}
+
+impl Invocation {
+    /// The name used on the command line: `per-timestamp` or `per-event`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PerTimestamp => "per-timestamp",
+            Self::PerEvent => "per-event",
+        }
+    }
+}
+
+/// How events of one timestamp are ordered (see [`EventKind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventOrder {
+    /// Job ends, then arrivals, commands, wake-ups.
+    #[default]
+    EndsFirst,
+    /// Arrivals, then job ends, commands, wake-ups: pyss's order. With
+    /// [`Invocation::PerEvent`] the policy then sees each arrival before the
+    /// ends of the same second are applied.
+    ArrivalsFirst,
+}
+
+impl EventOrder {
+    /// The name used on the command line: `ends-first` or `arrivals-first`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::EndsFirst => "ends-first",
+            Self::ArrivalsFirst => "arrivals-first",
+        }
+    }
+
+    /// The rank of a kind at equal times (lower first).
+    fn rank(self, kind: EventKind) -> u8 {
+        match (self, kind) {
+            (Self::EndsFirst, EventKind::JobEnd) | (Self::ArrivalsFirst, EventKind::Arrival) => 0,
+            (Self::EndsFirst, EventKind::Arrival) | (Self::ArrivalsFirst, EventKind::JobEnd) => 1,
+            (_, EventKind::Command) => 2,
+            (_, EventKind::Wakeup) => 3,
+        }
+    }
+}
+
+/// How [`Invocation::PerEvent`] treats several jobs ending at the same
+/// instant (jobs killed at their estimates often do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SimultaneousEnds {
+    /// Each end is an event of its own: the policy is called after each
+    /// single termination, as the LOS thesis words it ("on each arrival or
+    /// termination event"). While the others of that instant are not yet
+    /// applied, their jobs still hold their processors, and the view expects
+    /// them to end one second later (see [`RunningJob::expected_end`](crate::RunningJob)).
+    #[default]
+    Separate,
+    /// All ends of one instant are one event: the policy sees every
+    /// processor freed at that instant, as a simulator that plans with
+    /// processor counts (pyss) effectively does.
+    Together,
+}
+
+impl SimultaneousEnds {
+    /// The name used on the command line: `separate` or `together`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Separate => "separate",
+            Self::Together => "together",
+        }
+    }
+}
+
+/// The cost of suspending and resuming a job (SCOJO-PECT: 60 s to write a
+/// job's memory to disk and read it back).
+///
+/// During the suspend overhead the job keeps its processors and makes no
+/// progress; they are free once it has passed. During the resume overhead
+/// the job holds its processors again and makes no progress yet. The run
+/// time a job's estimate allows counts progress only, not overheads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+pub struct SwitchOverhead {
+    /// Seconds per suspension.
+    pub suspend: Time,
+    /// Seconds per resumption.
+    pub resume: Time,
+}
+
+/// How the simulator runs a policy. `SimOptions::default()` is today's
+/// behaviour: the policy is called once per timestamp, ends before
+/// arrivals, no switch overhead.
+///
+/// ```
+/// use schedsim_sim_core::{EventOrder, Invocation, SimOptions, SwitchOverhead};
+/// let options = SimOptions::default()
+///     .with_invocation(Invocation::PerEvent)
+///     .with_event_order(EventOrder::ArrivalsFirst)
+///     .with_switch_overhead(SwitchOverhead { suspend: 60, resume: 60 });
+/// assert_eq!(options.invocation, Invocation::PerEvent);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SimOptions {
+    /// When the policy is called.
+    pub invocation: Invocation,
+    /// The order of simultaneous events.
+    pub event_order: EventOrder,
+    /// The cost of suspending and resuming jobs.
+    pub switch_overhead: SwitchOverhead,
+    /// Whether jobs ending at the same instant are one event or several
+    /// ([`Invocation::PerEvent`] only).
+    pub simultaneous_ends: SimultaneousEnds,
+}
+
+impl SimOptions {
+    /// The same options with another invocation.
+    pub fn with_invocation(mut self, invocation: Invocation) -> Self {
+        self.invocation = invocation;
+        self
+    }
+
+    /// The same options with another event order.
+    pub fn with_event_order(mut self, event_order: EventOrder) -> Self {
+        self.event_order = event_order;
+        self
+    }
+
+    /// The same options with another treatment of simultaneous ends.
+    pub fn with_simultaneous_ends(mut self, simultaneous_ends: SimultaneousEnds) -> Self {
+        self.simultaneous_ends = simultaneous_ends;
+        self
+    }
+
+    /// The same options with another switch overhead.
+    pub fn with_switch_overhead(mut self, switch_overhead: SwitchOverhead) -> Self {
+        self.switch_overhead = switch_overhead;
+        self
+    }
+}
+
 /// Counters of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RunStats {
-    /// Events applied (ends, arrivals, commands, wake-ups).
+    /// Events applied (ends, releases, arrivals, commands, wake-ups).
     pub events: u64,
     /// Distinct timestamps at which events happened.
     pub timestamps: u64,
@@ -47,21 +207,90 @@ pub struct RunStats {
     pub commands_applied: u64,
     /// Commands ignored because the policy has no ECC processor.
     pub commands_ignored: u64,
-    /// Commands that arrived after their job had ended (no effect).
+    /// Commands that arrived after their job had ended or was rejected (no
+    /// effect).
     pub commands_after_end: u64,
     /// Processor commands (EP/RP) rejected: no policy here can resize a
     /// job.
     pub processor_commands_rejected: u64,
-    /// Time reductions that ended a running job at once (reduced below its
-    /// elapsed time).
+    /// Time reductions that ended a job at once (reduced to or below the
+    /// run time it had made).
     pub commands_ending_jobs: u64,
     /// Dedicated jobs (with a requested start) scheduled as batch jobs
     /// because the policy does not handle dedicated jobs.
     pub dedicated_as_batch: u64,
+    /// Jobs the policy rejected.
+    #[serde(default)]
+    pub rejected_jobs: u64,
+    /// Processor-seconds of the rejected jobs (size x runtime; saturating).
+    #[serde(default)]
+    pub rejected_work: u64,
+    /// Suspensions applied.
+    #[serde(default)]
+    pub suspensions: u64,
+    /// Resumptions applied.
+    #[serde(default)]
+    pub resumes: u64,
 }
 
-/// The result of a simulation: when each job started and ended, and on
-/// which processors.
+/// How a job's life ended, with Batsim's names (`final_state` in its
+/// jobs.csv).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
+pub enum FinalState {
+    /// It ran all its work.
+    CompletedSuccessfully,
+    /// It was killed when its run time reached its estimate (walltime).
+    CompletedWalltimeReached,
+    /// A time-reduction command (RT) ended it: at once, or at a kill-by time
+    /// the reduction moved before the end of its work.
+    CompletedKilled,
+    /// The policy rejected it; it never ran.
+    Rejected,
+}
+
+impl FinalState {
+    /// Batsim's name, e.g. `COMPLETED_SUCCESSFULLY`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CompletedSuccessfully => "COMPLETED_SUCCESSFULLY",
+            Self::CompletedWalltimeReached => "COMPLETED_WALLTIME_REACHED",
+            Self::CompletedKilled => "COMPLETED_KILLED",
+            Self::Rejected => "REJECTED",
+        }
+    }
+
+    /// Whether the job ran (every state but [`Rejected`](Self::Rejected)).
+    pub fn ran(self) -> bool {
+        self != Self::Rejected
+    }
+}
+
+/// One stretch of wall time during which a job held its processors: from a
+/// start or resumption (including the resume overhead) to its end or the
+/// end of a suspend overhead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Segment {
+    /// When it took its processors.
+    pub start: Time,
+    /// When it released them.
+    pub end: Time,
+}
+
+/// A job the policy rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedJob {
+    /// The job.
+    pub id: JobId,
+    /// When it was rejected.
+    pub time: Time,
+    /// The policy's reason.
+    pub reason: String,
+}
+
+/// The result of a simulation: when each job started and ended, on which
+/// processors, in which run segments, and how its life ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schedule {
     policy: String,
@@ -70,26 +299,34 @@ pub struct Schedule {
     /// Job i ran on `ranges[spans[i].0..spans[i].1]`.
     spans: Vec<(u32, u32)>,
     ranges: Vec<ProcRange>,
+    final_states: Vec<FinalState>,
+    /// Segments of the jobs that were suspended at least once, by (job,
+    /// start); other jobs have the one segment (start, end).
+    split: Vec<(JobId, Segment)>,
+    rejected: Vec<RejectedJob>,
     stats: RunStats,
 }
 
 impl Schedule {
+    /// The start and end of a job that never ran ([`FinalState::Rejected`]).
+    pub const NOT_RUN: Time = NOT_STARTED;
+
     /// The policy's name.
     pub fn policy(&self) -> &str {
         &self.policy
     }
 
-    /// When the job started.
+    /// When the job first started ([`NOT_RUN`](Self::NOT_RUN) if rejected).
     pub fn start(&self, id: JobId) -> Time {
         self.starts[id.index()]
     }
 
-    /// When the job ended.
+    /// When the job ended ([`NOT_RUN`](Self::NOT_RUN) if rejected).
     pub fn end(&self, id: JobId) -> Time {
         self.ends[id.index()]
     }
 
-    /// Start times, indexed by [`JobId`].
+    /// First start times, indexed by [`JobId`].
     pub fn starts(&self) -> &[Time] {
         &self.starts
     }
@@ -99,10 +336,58 @@ impl Schedule {
         &self.ends
     }
 
-    /// The processors the job ran on, lowest first.
+    /// The processors the job ran on, lowest first (every segment uses
+    /// them); empty if it was rejected.
     pub fn allocation(&self, id: JobId) -> &[ProcRange] {
         let (from, to) = self.spans[id.index()];
         &self.ranges[from as usize..to as usize]
+    }
+
+    /// How the job's life ended.
+    pub fn final_state(&self, id: JobId) -> FinalState {
+        self.final_states[id.index()]
+    }
+
+    /// The job's run segments in time order: one for a job never
+    /// suspended, none for a rejected job.
+    pub fn segments(&self, id: JobId) -> Segments<'_> {
+        let from = self.split.partition_point(|(job, _)| *job < id);
+        let to = from + self.split[from..].partition_point(|(job, _)| *job == id);
+        if to > from {
+            Segments::Split(self.split[from..to].iter())
+        } else if self.final_state(id).ran() {
+            Segments::Whole(Some(Segment {
+                start: self.start(id),
+                end: self.end(id),
+            }))
+        } else {
+            Segments::Whole(None)
+        }
+    }
+
+    /// Times the job was suspended.
+    pub fn suspensions(&self, id: JobId) -> u32 {
+        (self.segments(id).len() as u32).saturating_sub(1)
+    }
+
+    /// Wall time between the job's first start and its end during which it
+    /// held no processors.
+    pub fn suspended_time(&self, id: JobId) -> Time {
+        if !self.final_state(id).ran() {
+            return 0;
+        }
+        let held: Time = self.segments(id).map(|s| s.end - s.start).sum();
+        (self.end(id) - self.start(id) - held).max(0)
+    }
+
+    /// Whether any job was suspended.
+    pub fn has_suspensions(&self) -> bool {
+        !self.split.is_empty()
+    }
+
+    /// The rejected jobs in rejection order.
+    pub fn rejected(&self) -> &[RejectedJob] {
+        &self.rejected
     }
 
     /// Counters of the run.
@@ -111,333 +396,257 @@ impl Schedule {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum JobState {
-    NotArrived,
-    Waiting,
-    Running,
-    Done,
+/// The run segments of one job ([`Schedule::segments`]).
+#[derive(Debug, Clone)]
+pub enum Segments<'a> {
+    /// A job never suspended: its one segment (none if rejected).
+    Whole(Option<Segment>),
+    /// A job suspended at least once.
+    Split(std::slice::Iter<'a, (JobId, Segment)>),
 }
 
-/// Replays `jobs` on their machine under `policy`.
+impl Iterator for Segments<'_> {
+    type Item = Segment;
+
+    fn next(&mut self) -> Option<Segment> {
+        match self {
+            Self::Whole(segment) => segment.take(),
+            Self::Split(iter) => iter.next().map(|&(_, segment)| segment),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match self {
+            Self::Whole(segment) => usize::from(segment.is_some()),
+            Self::Split(iter) => iter.len(),
+        };
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Segments<'_> {}
+
+/// Replays `jobs` on their machine under `policy` with the default
+/// [`SimOptions`]: the policy is called once per timestamp.
 ///
 /// Time advances from event to event. At each timestamp all events are
-/// applied first, in [`EventKind`] order (ties within a kind: job ends by
-/// start order, arrivals by arrival order), and only then is the policy
-/// called, once, if jobs are waiting. Calling it once per timestamp rather
-/// than per event means a policy never decides on a half-updated state
-/// (e.g. a job ending and another arriving in the same second), and the
-/// result does not depend on how simultaneous events happen to be ordered.
-/// A job started with a runtime of 0 ends at the same timestamp; the policy
-/// is then called again at that timestamp.
+/// applied first, in [`EventKind`] order, and only then is the policy
+/// called, once, if jobs are waiting or suspended or a wake-up fired. A job started with a
+/// runtime of 0 ends at the same timestamp; the policy is then called again
+/// at that timestamp.
 ///
 /// # Errors
-/// A decision that starts a job that is not waiting or that needs more
-/// processors than are free, a wake-up in the past, or a run in which jobs
-/// wait on an idle machine with nothing left to happen.
+/// A decision the simulator refuses (see [`SimError`]), or a run that ends
+/// with jobs waiting or suspended and nothing left to happen.
 pub fn simulate<P: Policy + ?Sized>(jobs: &JobSet, policy: &mut P) -> Result<Schedule, SimError> {
-    Engine::new(jobs, policy.capabilities()).run(policy)
+    simulate_with(jobs, policy, &SimOptions::default())
 }
 
-struct Engine<'a> {
+/// Replays `jobs` under `policy` with explicit [`SimOptions`]: a loop over
+/// a [`Simulation`].
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with<P: Policy + ?Sized>(
+    jobs: &JobSet,
+    policy: &mut P,
+    options: &SimOptions,
+) -> Result<Schedule, SimError> {
+    let mut simulation = Simulation::new(jobs, options, policy.name(), policy.capabilities());
+    let mut decisions = Decisions::new();
+    while simulation.advance() {
+        decisions.clear();
+        policy.schedule(&simulation.view(), &mut decisions);
+        simulation.apply(&decisions)?;
+    }
+    simulation.finish()
+}
+
+/// The event loop as an object, for drivers outside Rust's
+/// [`Policy`] trait (a Python policy, a reinforcement-learning
+/// environment): [`advance`](Self::advance) to the next decision point,
+/// look at the [`view`](Self::view), [`apply`](Self::apply) decisions,
+/// and [`finish`](Self::finish) once `advance` returns false.
+/// [`simulate_with`] is exactly this loop.
+///
+/// ```
+/// use schedsim_sim_core::{Capabilities, Decisions, Job, JobModel, JobSet, SimOptions, Simulation};
+/// let jobs = JobSet::from_jobs(
+///     vec![Job::new(1, 0, 2, 10, 10), Job::new(2, 5, 2, 10, 10)],
+///     &JobModel::new(2),
+/// )?;
+/// let mut sim = Simulation::new(&jobs, &SimOptions::default(), "by-hand", Capabilities::default());
+/// let mut decisions = Decisions::new();
+/// while sim.advance() {
+///     let view = sim.view();
+///     decisions.clear();
+///     // Start the queue's head when it fits.
+///     if let Some(&head) = view.queue().first() {
+///         if view.job(head).size <= view.free() {
+///             decisions.start(head);
+///         }
+///     }
+///     sim.apply(&decisions)?;
+/// }
+/// let schedule = sim.finish()?;
+/// // Job 2 waits for job 1's two processors: 0..10, then 10..20.
+/// assert_eq!(schedule.starts(), [0, 10]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Simulation<'a> {
     jobs: &'a JobSet,
+    options: SimOptions,
     capabilities: Capabilities,
-    machine: Machine,
-    state: Vec<JobState>,
-    estimates: Vec<Time>,
-    starts: Vec<Time>,
-    ends: Vec<Time>,
-    /// Start order of each running job, the tie-breaker of `running`.
-    sequences: Vec<u64>,
-    spans: Vec<(u32, u32)>,
-    ranges: Vec<ProcRange>,
-    /// Waiting batch jobs, in arrival (= id) order.
-    queue: Vec<JobId>,
-    /// Waiting dedicated jobs, by (requested start, id).
-    dedicated: Vec<JobId>,
-    /// Sizes and estimates of the waiting batch jobs, for
-    /// [`View::next_candidate`].
-    fit: FitIndex,
-    running: Vec<RunningEntry>,
-    /// When each running job will end; an entry of `end_events` that no
-    /// longer matches is stale (a command moved the end).
-    end_at: Vec<Time>,
-    /// Actual ends: (time, start sequence, job).
-    end_events: BinaryHeap<Reverse<(Time, u64, JobId)>>,
+    policy: String,
+    state: SimState,
+    /// Ends and releases: (time, segment sequence, job). An entry is stale,
+    /// and skipped, unless the job is still running (or suspending) with
+    /// this end time and sequence.
+    machine_events: BinaryHeap<Reverse<(Time, u64, JobId)>>,
     wakeups: BinaryHeap<Reverse<Time>>,
     next_arrival: usize,
     next_command: usize,
     sequence: u64,
-    arrived: Vec<JobId>,
-    ended: Vec<JobId>,
+    now: Time,
+    /// ET and RT seconds applied per job (elastic commands only).
+    commands: BTreeMap<JobId, CommandTotals>,
+    final_states: Vec<FinalState>,
+    split: Vec<(JobId, Segment)>,
+    rejected: Vec<RejectedJob>,
+    /// Jobs leaving the batch queue in the current `apply`.
+    leaving_queue: Vec<JobId>,
+    /// A wake-up fired at this decision point: the policy is called even
+    /// if no job waits (a time-slicing policy suspends running jobs then).
+    woken: bool,
     stats: RunStats,
 }
 
-impl<'a> Engine<'a> {
-    fn new(jobs: &'a JobSet, capabilities: Capabilities) -> Self {
-        let n = jobs.len();
+#[derive(Debug, Clone, Copy, Default)]
+struct CommandTotals {
+    extended: Time,
+    reduced: Time,
+    ended_by_command: bool,
+}
+
+impl<'a> Simulation<'a> {
+    /// A simulation of `jobs` for a policy named `policy` (used in error
+    /// messages and the schedule) with these capabilities.
+    pub fn new(
+        jobs: &'a JobSet,
+        options: &SimOptions,
+        policy: &str,
+        capabilities: Capabilities,
+    ) -> Self {
         let model = jobs.model();
         Self {
             jobs,
+            options: *options,
             capabilities,
-            machine: Machine::new(model.procs, model.granularity),
-            state: vec![JobState::NotArrived; n],
-            estimates: jobs.jobs().iter().map(|job| job.estimate).collect(),
-            starts: vec![NOT_STARTED; n],
-            ends: vec![NOT_STARTED; n],
-            sequences: vec![0; n],
-            spans: vec![(0, 0); n],
-            ranges: Vec::with_capacity(n),
-            queue: Vec::new(),
-            dedicated: Vec::new(),
-            fit: FitIndex::new(n),
-            running: Vec::new(),
-            end_at: vec![NOT_STARTED; n],
-            end_events: BinaryHeap::new(),
+            policy: policy.to_owned(),
+            state: SimState::new(jobs.jobs(), model.procs, model.granularity),
+            machine_events: BinaryHeap::new(),
             wakeups: BinaryHeap::new(),
             next_arrival: 0,
             next_command: 0,
             sequence: 0,
-            arrived: Vec::new(),
-            ended: Vec::new(),
+            now: Time::MIN,
+            commands: BTreeMap::new(),
+            final_states: vec![FinalState::CompletedSuccessfully; jobs.len()],
+            split: Vec::new(),
+            rejected: Vec::new(),
+            leaving_queue: Vec::new(),
+            woken: false,
             stats: RunStats::default(),
         }
     }
 
-    fn next_time(&self) -> Option<Time> {
-        let end = self.end_events.peek().map(|Reverse((t, _, _))| *t);
-        let arrival = self
-            .jobs
-            .jobs()
-            .get(self.next_arrival)
-            .map(|job| job.submit);
-        let command = self.jobs.commands().get(self.next_command).map(|c| c.time);
-        let wakeup = self.wakeups.peek().map(|Reverse(t)| *t);
-        [end, arrival, command, wakeup].into_iter().flatten().min()
+    /// The current simulated time (`Time::MIN` before the first event).
+    pub fn now(&self) -> Time {
+        self.now
     }
 
-    fn run<P: Policy + ?Sized>(mut self, policy: &mut P) -> Result<Schedule, SimError> {
-        let mut decisions = Decisions::new();
-        let mut now = Time::MIN;
-        while let Some(t) = self.next_time() {
-            if t != now {
-                self.stats.timestamps += 1;
-                now = t;
-            }
-            self.arrived.clear();
-            self.ended.clear();
-            self.end_jobs_at(t);
-            self.arrive_at(t);
-            self.apply_commands_at(t);
-            // Time reductions may have ended jobs at `t`.
-            self.end_jobs_at(t);
-            while self.wakeups.peek() == Some(&Reverse(t)) {
-                self.wakeups.pop();
-                self.stats.events += 1;
-            }
-            if self.queue.is_empty() && self.dedicated.is_empty() {
-                continue;
-            }
-            decisions.clear();
-            let view = View::from_parts(
-                t,
-                self.machine.procs(),
-                self.machine.free(),
-                self.jobs.jobs(),
-                &self.estimates,
-                &self.starts,
-                &self.queue,
-                &self.dedicated,
-                &self.fit,
-                &self.running,
-                &self.arrived,
-                &self.ended,
-            );
-            policy.schedule(&view, &mut decisions);
-            self.stats.policy_calls += 1;
-            self.apply(policy.name(), t, &decisions)?;
-        }
-        let waiting = self.queue.len() + self.dedicated.len();
-        if waiting > 0 {
-            return Err(SimError::Stalled {
-                policy: policy.name().to_owned(),
-                waiting,
-                time: now,
-            });
-        }
-        Ok(Schedule {
-            policy: policy.name().to_owned(),
-            starts: self.starts,
-            ends: self.ends,
-            spans: self.spans,
-            ranges: self.ranges,
-            stats: self.stats,
-        })
+    /// The jobs being simulated.
+    pub fn jobs(&self) -> &'a JobSet {
+        self.jobs
     }
 
-    /// Ends the running jobs whose (current) end is `t`.
-    fn end_jobs_at(&mut self, t: Time) {
-        while let Some(&Reverse((end, _, id))) = self.end_events.peek() {
-            if end != t {
-                break;
-            }
-            self.end_events.pop();
-            // Skip entries a command has made stale.
-            if self.state[id.index()] == JobState::Running && self.end_at[id.index()] == t {
-                self.finish(id, t);
-            }
-        }
+    /// What the policy may look at now.
+    pub fn view(&self) -> View<'_> {
+        View::from_state(self.now, self.jobs.jobs(), &self.state)
     }
 
-    /// Queues the jobs submitted at `t`.
-    fn arrive_at(&mut self, t: Time) {
-        while let Some(job) = self.jobs.jobs().get(self.next_arrival) {
-            if job.submit != t {
-                break;
-            }
-            let id = JobId(self.next_arrival as u32);
-            self.state[id.index()] = JobState::Waiting;
-            match job.requested_start {
-                Some(requested) if self.capabilities.dedicated_jobs => {
-                    let key = (requested, id);
-                    let position = self.dedicated.partition_point(|&other| {
-                        (self.jobs.job(other).requested_start, other) < (Some(key.0), key.1)
-                    });
-                    self.dedicated.insert(position, id);
-                    // The policy must be called when the start is due.
-                    if requested > t {
-                        self.wakeups.push(Reverse(requested));
-                    }
-                }
-                requested => {
-                    if requested.is_some() {
-                        self.stats.dedicated_as_batch += 1;
-                    }
-                    self.queue.push(id);
-                    self.fit
-                        .insert(id.index(), job.size, self.estimates[id.index()]);
-                }
-            }
-            self.arrived.push(id);
-            self.next_arrival += 1;
-            self.stats.events += 1;
-        }
+    /// Counters so far.
+    pub fn stats(&self) -> &RunStats {
+        &self.stats
     }
 
-    /// Applies the elastic control commands of time `t`.
-    ///
-    /// ET adds to the job's estimate (its kill-by time relative to its
-    /// start), RT subtracts from it. A waiting job's estimate never drops
-    /// below 1 s. A running job's end is recomputed: under the kill rule it
-    /// ends at start + min(recorded runtime, estimate); under the extend rule
-    /// at start + recorded runtime; and in both, a reduction to or below the
-    /// time it has already run ends it now.
-    fn apply_commands_at(&mut self, t: Time) {
-        while let Some(&command) = self.jobs.commands().get(self.next_command) {
-            if command.time != t {
-                break;
-            }
-            self.next_command += 1;
-            self.stats.events += 1;
-            let seconds = match command.change {
-                Change::ExtendTime(seconds) => seconds,
-                Change::ReduceTime(seconds) => -seconds,
-                Change::ExtendProcessors(_) | Change::ReduceProcessors(_) => {
-                    self.stats.processor_commands_rejected += 1;
-                    continue;
-                }
+    /// Applies events up to the next decision point and returns true, or
+    /// returns false when no event is left (then call
+    /// [`finish`](Self::finish)). A decision point is reached after the
+    /// events of one timestamp ([`Invocation::PerTimestamp`]) or after one
+    /// event ([`Invocation::PerEvent`]) while jobs wait or are suspended, or
+    /// when a wake-up fires.
+    /// Calling `advance` again without [`apply`](Self::apply) means "no
+    /// decision".
+    pub fn advance(&mut self) -> bool {
+        loop {
+            self.drop_stale_machine_events();
+            let Some((t, _)) = self.next_event() else {
+                return false;
             };
-            if !self.capabilities.elastic_commands {
-                self.stats.commands_ignored += 1;
-                continue;
+            if t != self.now {
+                self.stats.timestamps += 1;
+                self.now = t;
             }
-            let index = command.job.index();
-            match self.state[index] {
-                JobState::NotArrived | JobState::Done => self.stats.commands_after_end += 1,
-                JobState::Waiting => {
-                    self.estimates[index] = (self.estimates[index] + seconds).max(1);
-                    if self.fit_holds(command.job) {
-                        self.fit.insert(
-                            index,
-                            self.jobs.job(command.job).size,
-                            self.estimates[index],
-                        );
-                    }
-                    self.stats.commands_applied += 1;
-                }
-                JobState::Running => {
-                    self.stats.commands_applied += 1;
-                    let start = self.starts[index];
-                    let old_key = (start + self.estimates[index], self.sequences[index]);
-                    let limit = self.estimates[index] + seconds;
-                    let end = if start + limit <= t {
-                        self.stats.commands_ending_jobs += 1;
-                        t
-                    } else {
-                        match self.jobs.model().overrun {
-                            OverrunRule::Kill => start + self.jobs.work(command.job).min(limit),
-                            OverrunRule::Extend => start + self.jobs.work(command.job),
+            self.state.arrived.clear();
+            self.state.ended.clear();
+            self.woken = false;
+            match self.options.invocation {
+                Invocation::PerTimestamp => {
+                    while let Some((time, kind)) = self.next_event() {
+                        if time != t {
+                            break;
                         }
-                    };
-                    self.estimates[index] = limit.max(t - start).max(1);
-                    // Re-sort the running entry under its new estimated end.
-                    if let Ok(position) = self
-                        .running
-                        .binary_search_by(|e| (e.estimated_end, e.sequence).cmp(&old_key))
-                    {
-                        let mut entry = self.running.remove(position);
-                        entry.estimated_end = start + self.estimates[index];
-                        let position = self.running.partition_point(|e| e < &entry);
-                        self.running.insert(position, entry);
-                    }
-                    if end != self.end_at[index] {
-                        self.end_at[index] = end;
-                        self.end_events
-                            .push(Reverse((end, self.sequences[index], command.job)));
+                        self.apply_event(kind);
+                        self.drop_stale_machine_events();
                     }
                 }
+                Invocation::PerEvent => {
+                    if let Some((_, kind)) = self.next_event() {
+                        self.apply_event(kind);
+                    }
+                }
+            }
+            let state = &self.state;
+            let idle =
+                state.queue.is_empty() && state.dedicated.is_empty() && state.suspended.is_empty();
+            if !idle || self.woken {
+                self.stats.policy_calls += 1;
+                return true;
             }
         }
     }
 
-    /// Whether a waiting job is in the batch queue (and so in `fit`).
-    fn fit_holds(&self, id: JobId) -> bool {
-        self.jobs.job(id).requested_start.is_none() || !self.capabilities.dedicated_jobs
-    }
-
-    fn finish(&mut self, id: JobId, t: Time) {
-        let index = id.index();
-        self.state[index] = JobState::Done;
-        self.ends[index] = t;
-        let key = (
-            self.starts[index] + self.estimates[index],
-            self.sequences[index],
-        );
-        if let Ok(position) = self
-            .running
-            .binary_search_by(|entry| (entry.estimated_end, entry.sequence).cmp(&key))
-        {
-            self.running.remove(position);
-        }
-        let (from, to) = self.spans[index];
-        self.machine
-            .release(&self.ranges[from as usize..to as usize]);
-        self.ended.push(id);
-        self.stats.events += 1;
-    }
-
-    fn apply(&mut self, policy: &str, t: Time, decisions: &Decisions) -> Result<(), SimError> {
+    /// Validates and applies the policy's decisions at the current decision
+    /// point, in the order given.
+    ///
+    /// # Errors
+    /// The first decision the simulator refuses (see [`SimError`]); the
+    /// simulation must not be continued after an error.
+    pub fn apply(&mut self, decisions: &Decisions) -> Result<(), SimError> {
         if let Some(reason) = decisions.failure() {
             return Err(SimError::PolicyFailed {
-                policy: policy.to_owned(),
+                policy: self.policy.clone(),
                 reason: reason.to_owned(),
-                time: t,
+                time: self.now,
             });
         }
+        let t = self.now;
         for &at in decisions.wakeups() {
             if at < t {
                 return Err(SimError::WakeInPast {
-                    policy: policy.to_owned(),
+                    policy: self.policy.clone(),
                     wake: at,
                     time: t,
                 });
@@ -448,82 +657,595 @@ impl<'a> Engine<'a> {
                 self.wakeups.push(Reverse(at));
             }
         }
-        if decisions.starts().is_empty() {
+        if decisions.is_empty() {
             return Ok(());
         }
-        for &id in decisions.starts() {
-            if self.state.get(id.index()) != Some(&JobState::Waiting) {
-                return Err(SimError::NotWaiting {
-                    policy: policy.to_owned(),
-                    job: id,
-                    time: t,
-                });
-            }
-            let job = self.jobs.job(id);
-            if job.size > self.machine.free() {
-                return Err(SimError::OverAllocation {
-                    policy: policy.to_owned(),
-                    job: id,
-                    size: job.size,
-                    free: self.machine.free(),
-                    time: t,
-                });
-            }
-            let dedicated = !self.fit_holds(id);
-            if let Some(requested) = job.requested_start.filter(|&r| dedicated && r > t) {
-                return Err(SimError::DedicatedTooEarly {
-                    policy: policy.to_owned(),
-                    job: id,
-                    requested,
-                    time: t,
-                });
-            }
-            let index = id.index();
-            self.state[index] = JobState::Running;
-            if dedicated {
-                if let Some(position) = self.dedicated.iter().position(|&other| other == id) {
-                    self.dedicated.remove(position);
-                }
-            } else {
-                self.fit.remove(index);
-            }
-            self.starts[index] = t;
-            let from = self.ranges.len() as u32;
-            self.machine.allocate(job.size, &mut self.ranges);
-            self.spans[index] = (from, self.ranges.len() as u32);
-            let sequence = self.sequence;
-            self.sequence += 1;
-            self.sequences[index] = sequence;
-            let entry = RunningEntry {
-                estimated_end: t + self.estimates[index],
-                sequence,
-                id,
-                size: job.size,
-                start: t,
+        self.leaving_queue.clear();
+        let mut result = Ok(());
+        for action in decisions.actions() {
+            result = match action {
+                Action::Start(id) => self.start(id, None),
+                Action::StartOn(id, processors) => self.start(id, Some(processors)),
+                Action::Reject(id, reason) => self.reject(id, reason),
+                Action::Suspend(id) => self.suspend(id),
+                Action::Resume(id) => self.resume(id),
             };
-            let position = self.running.partition_point(|e| e < &entry);
-            self.running.insert(position, entry);
-            // The estimate may have changed while the job waited.
-            let end = match self.jobs.model().overrun {
-                OverrunRule::Kill => t + self.jobs.work(id).min(self.estimates[index]),
-                OverrunRule::Extend => t + self.jobs.work(id),
-            };
-            self.end_at[index] = end;
-            self.end_events.push(Reverse((end, sequence, id)));
+            if result.is_err() {
+                break;
+            }
         }
-        // The queue is sorted by job id (arrival order): a few started jobs
-        // are removed by binary search, many in one pass.
-        if decisions.starts().len() <= 8 {
-            for id in decisions.starts() {
-                if let Ok(position) = self.queue.binary_search(id) {
-                    self.queue.remove(position);
+        self.compact_queue();
+        result
+    }
+
+    /// The schedule, once [`advance`](Self::advance) has returned false.
+    ///
+    /// # Errors
+    /// [`SimError::RunNotOver`] if events are left;
+    /// [`SimError::Stalled`] if jobs still wait or are suspended.
+    pub fn finish(mut self) -> Result<Schedule, SimError> {
+        self.drop_stale_machine_events();
+        if self.next_event().is_some() {
+            return Err(SimError::RunNotOver {
+                policy: self.policy,
+                time: self.now,
+            });
+        }
+        let waiting = self.state.queue.len() + self.state.dedicated.len();
+        let suspended = self.state.suspended.len();
+        if waiting + suspended > 0 {
+            return Err(SimError::Stalled {
+                policy: self.policy,
+                waiting,
+                suspended,
+                time: self.now,
+            });
+        }
+        let runs = &self.state.runs;
+        let ran = |i: usize| self.final_states[i].ran();
+        self.split
+            .sort_unstable_by_key(|&(job, segment)| (job, segment.start));
+        Ok(Schedule {
+            starts: runs.iter().map(|run| run.start).collect(),
+            ends: runs
+                .iter()
+                .enumerate()
+                .map(|(i, run)| if ran(i) { run.end } else { NOT_STARTED })
+                .collect(),
+            spans: runs.iter().map(|run| run.span).collect(),
+            ranges: self.state.ranges,
+            final_states: self.final_states,
+            split: self.split,
+            rejected: self.rejected,
+            stats: self.stats,
+            policy: self.policy,
+        })
+    }
+
+    /// The next event's time and kind, in [`EventOrder`].
+    fn next_event(&self) -> Option<(Time, EventKind)> {
+        let order = self.options.event_order;
+        let end = self
+            .machine_events
+            .peek()
+            .map(|Reverse((t, _, _))| (*t, EventKind::JobEnd));
+        let arrival = self
+            .jobs
+            .jobs()
+            .get(self.next_arrival)
+            .map(|job| (job.submit, EventKind::Arrival));
+        let command = self
+            .jobs
+            .commands()
+            .get(self.next_command)
+            .map(|c| (c.time, EventKind::Command));
+        let wakeup = self
+            .wakeups
+            .peek()
+            .map(|Reverse(t)| (*t, EventKind::Wakeup));
+        [end, arrival, command, wakeup]
+            .into_iter()
+            .flatten()
+            .min_by_key(|&(t, kind)| (t, order.rank(kind)))
+    }
+
+    fn apply_event(&mut self, kind: EventKind) {
+        self.stats.events += 1;
+        match kind {
+            EventKind::JobEnd => loop {
+                let Some(Reverse((t, _, id))) = self.machine_events.pop() else {
+                    return;
+                };
+                if self.state.run(id).state == JobState::Suspending {
+                    self.release(id);
+                } else {
+                    self.finish_job(id, t);
+                }
+                if self.options.simultaneous_ends == SimultaneousEnds::Separate {
+                    return;
+                }
+                // Together: every end of this instant is one event.
+                self.drop_stale_machine_events();
+                if !matches!(self.machine_events.peek(), Some(Reverse((next, _, _))) if *next == t)
+                {
+                    return;
+                }
+                self.stats.events += 1;
+            },
+            EventKind::Arrival => self.arrive(),
+            EventKind::Command => self.apply_command(),
+            EventKind::Wakeup => {
+                let t = self.now;
+                while self.wakeups.peek() == Some(&Reverse(t)) {
+                    self.wakeups.pop();
+                }
+                self.woken = true;
+            }
+        }
+    }
+
+    /// Pops end entries that a command, a suspension or an earlier end made
+    /// stale, so that the heap's top is a real event.
+    fn drop_stale_machine_events(&mut self) {
+        while let Some(&Reverse((t, sequence, id))) = self.machine_events.peek() {
+            let run = self.state.run(id);
+            let live = matches!(run.state, JobState::Running | JobState::Suspending)
+                && run.end == t
+                && run.sequence == sequence;
+            if live {
+                break;
+            }
+            self.machine_events.pop();
+        }
+    }
+
+    /// Queues the next arriving job.
+    fn arrive(&mut self) {
+        let id = JobId(self.next_arrival as u32);
+        self.next_arrival += 1;
+        let job = self.jobs.job(id);
+        self.state.runs[id.index()].state = JobState::Waiting;
+        match job.requested_start {
+            Some(requested) if self.capabilities.dedicated_jobs => {
+                let jobs = self.jobs;
+                let position = self.state.dedicated.partition_point(|&other| {
+                    (jobs.job(other).requested_start, other) < (Some(requested), id)
+                });
+                self.state.dedicated.insert(position, id);
+                // The policy must be called when the start is due.
+                if requested > self.now {
+                    self.wakeups.push(Reverse(requested));
+                }
+            }
+            requested => {
+                if requested.is_some() {
+                    self.stats.dedicated_as_batch += 1;
+                }
+                self.state.queue.push(id);
+                let limit = self.state.run(id).limit;
+                self.state.fit.insert(id.index(), job.size, limit);
+            }
+        }
+        self.state.arrived.push(id);
+    }
+
+    /// The job's work: its recorded runtime plus its time extensions.
+    fn work(&self, id: JobId) -> Time {
+        let extended = self.commands.get(&id).map_or(0, |c| c.extended);
+        self.jobs.work(id).saturating_add(extended)
+    }
+
+    /// When a job that makes progress from `progress_from` on ends: after
+    /// its work, or at its kill-by time (its limit) under the kill rule.
+    fn end_of(&self, id: JobId) -> Time {
+        let run = self.state.run(id);
+        let work = self.work(id);
+        let total = match self.jobs.model().overrun {
+            OverrunRule::Kill => work.min(run.limit),
+            OverrunRule::Extend => work,
+        };
+        run.progress_from.saturating_add(total - run.used)
+    }
+
+    /// Applies the next elastic control command.
+    ///
+    /// With work w, estimate e and the commands applied so far, a job's
+    /// kill-by time is start + e + sum(ET) - sum(RT) and it ends at start +
+    /// min(w + sum(ET), kill-by) (Kumar et al.: ECCs "result in changes to
+    /// kill-by time and thus the actual job execution time"); start and
+    /// kill-by count run time, so a suspended job's overheads and pauses do
+    /// not use up its estimate. Under [`OverrunRule::Extend`] the job runs
+    /// w + sum(ET) whatever its kill-by time. A reduction to or below the
+    /// run time a job has made ends it at once. A waiting job's estimate
+    /// never drops below 1 s.
+    fn apply_command(&mut self) {
+        let command = self.jobs.commands()[self.next_command];
+        self.next_command += 1;
+        let (extend, reduce) = match command.change {
+            Change::ExtendTime(seconds) => (seconds, 0),
+            Change::ReduceTime(seconds) => (0, seconds),
+            Change::ExtendProcessors(_) | Change::ReduceProcessors(_) => {
+                self.stats.processor_commands_rejected += 1;
+                return;
+            }
+        };
+        if !self.capabilities.elastic_commands {
+            self.stats.commands_ignored += 1;
+            return;
+        }
+        let id = command.job;
+        let state = self.state.run(id).state;
+        if matches!(
+            state,
+            JobState::NotArrived | JobState::Done | JobState::Rejected
+        ) {
+            self.stats.commands_after_end += 1;
+            return;
+        }
+        self.stats.commands_applied += 1;
+        let totals = self.commands.entry(id).or_default();
+        totals.extended = totals.extended.saturating_add(extend);
+        totals.reduced = totals.reduced.saturating_add(reduce);
+        let now = self.now;
+        let run_time = self.state.run_time(id, now);
+        // Out of the running list under its old expected end; back in below
+        // if it keeps running.
+        let running_entry = self
+            .state
+            .running_position(id)
+            .map(|position| self.state.running.remove(position));
+        let run = &mut self.state.runs[id.index()];
+        let limit = run.limit.saturating_add(extend).saturating_sub(reduce);
+        match state {
+            JobState::Waiting => {
+                run.limit = limit.max(1);
+                if self.state.queue.binary_search(&id).is_ok() {
+                    let size = self.jobs.job(id).size;
+                    self.state
+                        .fit
+                        .insert(id.index(), size, self.state.runs[id.index()].limit);
+                }
+            }
+            _ if limit <= run_time => {
+                run.limit = limit.max(run_time);
+                self.stats.commands_ending_jobs += 1;
+                if let Some(totals) = self.commands.get_mut(&id) {
+                    totals.ended_by_command = true;
+                }
+                match state {
+                    JobState::Running => self.finish_job(id, now),
+                    _ => self.kill_suspended(id),
+                }
+            }
+            JobState::Running => {
+                run.limit = limit;
+                if let Some(mut entry) = running_entry {
+                    entry.expected_end = run.progress_from + (run.limit - run.used);
+                    self.state.insert_running(entry);
+                }
+                let end = self.end_of(id);
+                let run = &mut self.state.runs[id.index()];
+                if end != run.end {
+                    run.end = end;
+                    self.machine_events.push(Reverse((end, run.sequence, id)));
+                }
+            }
+            _ => run.limit = limit,
+        }
+    }
+
+    /// A suspended (or suspending) job whose estimate a command has used up:
+    /// it ends now; a suspend overhead in progress is cut short (a killed
+    /// job need not be saved).
+    fn kill_suspended(&mut self, id: JobId) {
+        let now = self.now;
+        if self.state.run(id).state == JobState::Suspending {
+            // Its last segment was recorded to end with the overhead.
+            if let Some((_, segment)) = self.split.iter_mut().rev().find(|(job, _)| *job == id) {
+                segment.end = now;
+            }
+            let (from, to) = self.state.run(id).span;
+            self.state
+                .machine
+                .release(&self.state.ranges[from as usize..to as usize]);
+        }
+        self.remove_suspended(id);
+        let run = &mut self.state.runs[id.index()];
+        run.state = JobState::Done;
+        run.end = now;
+        self.final_states[id.index()] = FinalState::CompletedKilled;
+        self.state.ended.push(id);
+    }
+
+    fn remove_suspended(&mut self, id: JobId) {
+        if let Ok(position) = self.state.suspended.binary_search(&id) {
+            self.state.suspended.remove(position);
+        }
+    }
+
+    /// Ends a running job at `t`.
+    fn finish_job(&mut self, id: JobId, t: Time) {
+        if let Some(position) = self.state.running_position(id) {
+            self.state.running.remove(position);
+        }
+        let run_time = self.state.run_time(id, t);
+        let run = &mut self.state.runs[id.index()];
+        run.state = JobState::Done;
+        run.end = t;
+        run.used = run_time;
+        let (from, to) = run.span;
+        let segment_start = run.segment_start;
+        self.state
+            .machine
+            .release(&self.state.ranges[from as usize..to as usize]);
+        if run.split {
+            self.split.push((
+                id,
+                Segment {
+                    start: segment_start,
+                    end: t,
+                },
+            ));
+        }
+        self.final_states[id.index()] = self.classify(id, run_time);
+        self.state.ended.push(id);
+    }
+
+    /// How a job that made `run_time` seconds of progress ended.
+    fn classify(&self, id: JobId, run_time: Time) -> FinalState {
+        let totals = self.commands.get(&id).copied().unwrap_or_default();
+        if totals.ended_by_command {
+            return FinalState::CompletedKilled;
+        }
+        let work = self.work(id);
+        if run_time >= work {
+            return FinalState::CompletedSuccessfully;
+        }
+        // Killed at its limit: by the reductions if, without them, it would
+        // have run longer.
+        let limit_without_reductions = self.state.run(id).limit.saturating_add(totals.reduced);
+        if totals.reduced > 0 && run_time < work.min(limit_without_reductions) {
+            FinalState::CompletedKilled
+        } else {
+            FinalState::CompletedWalltimeReached
+        }
+    }
+
+    /// Frees a suspended job's processors at the end of its suspend overhead.
+    fn release(&mut self, id: JobId) {
+        let run = &mut self.state.runs[id.index()];
+        run.state = JobState::Suspended;
+        let (from, to) = run.span;
+        self.state
+            .machine
+            .release(&self.state.ranges[from as usize..to as usize]);
+    }
+
+    fn refuse(&self, id: JobId, problem: &'static str) -> SimError {
+        SimError::Refused {
+            policy: self.policy.clone(),
+            job: id,
+            number: self.jobs.jobs().get(id.index()).map(|job| job.number),
+            problem,
+            time: self.now,
+        }
+    }
+
+    fn state_of(&self, id: JobId) -> Option<JobState> {
+        self.state.runs.get(id.index()).map(|run| run.state)
+    }
+
+    fn start(&mut self, id: JobId, processors: Option<&[ProcRange]>) -> Result<(), SimError> {
+        let t = self.now;
+        if self.state_of(id) != Some(JobState::Waiting) {
+            return Err(SimError::NotWaiting {
+                policy: self.policy.clone(),
+                job: id,
+                time: t,
+            });
+        }
+        let job = self.jobs.job(id);
+        let free = self.state.machine.free();
+        if job.size > free {
+            return Err(SimError::OverAllocation {
+                policy: self.policy.clone(),
+                job: id,
+                size: job.size,
+                free,
+                time: t,
+            });
+        }
+        let dedicated = job.requested_start.is_some() && self.capabilities.dedicated_jobs;
+        if let Some(requested) = job.requested_start.filter(|&r| dedicated && r > t) {
+            return Err(SimError::DedicatedTooEarly {
+                policy: self.policy.clone(),
+                job: id,
+                requested,
+                time: t,
+            });
+        }
+        if let Some(processors) = processors {
+            if let Err(problem) = self.state.machine.check_ranges(processors, job.size) {
+                return Err(self.refuse(id, problem));
+            }
+            if !self.state.machine.is_free(processors) {
+                return Err(self.refuse(id, "some of the processors asked for are busy"));
+            }
+        }
+        if dedicated {
+            if let Some(position) = self.state.dedicated.iter().position(|&other| other == id) {
+                self.state.dedicated.remove(position);
+            }
+        } else {
+            self.state.fit.remove(id.index());
+            self.leaving_queue.push(id);
+        }
+        let from = self.state.ranges.len() as u32;
+        match processors {
+            None => self
+                .state
+                .machine
+                .allocate(job.size, &mut self.state.ranges),
+            Some(processors) => self
+                .state
+                .machine
+                .allocate_exact(processors, &mut self.state.ranges),
+        }
+        let sequence = self.next_sequence();
+        let run = &mut self.state.runs[id.index()];
+        run.state = JobState::Running;
+        run.start = t;
+        run.segment_start = t;
+        run.progress_from = t;
+        run.used = 0;
+        run.sequence = sequence;
+        run.span = (from, self.state.ranges.len() as u32);
+        let entry = RunningEntry {
+            expected_end: t.saturating_add(run.limit),
+            sequence,
+            id,
+            size: job.size,
+            start: t,
+        };
+        self.state.insert_running(entry);
+        let end = self.end_of(id);
+        self.state.runs[id.index()].end = end;
+        self.machine_events.push(Reverse((end, sequence, id)));
+        Ok(())
+    }
+
+    fn next_sequence(&mut self) -> u64 {
+        let sequence = self.sequence;
+        self.sequence += 1;
+        sequence
+    }
+
+    fn reject(&mut self, id: JobId, reason: &str) -> Result<(), SimError> {
+        if self.state_of(id) != Some(JobState::Waiting) {
+            return Err(SimError::NotWaiting {
+                policy: self.policy.clone(),
+                job: id,
+                time: self.now,
+            });
+        }
+        let job = self.jobs.job(id);
+        if job.requested_start.is_some() && self.capabilities.dedicated_jobs {
+            if let Some(position) = self.state.dedicated.iter().position(|&other| other == id) {
+                self.state.dedicated.remove(position);
+            }
+        } else {
+            self.state.fit.remove(id.index());
+            self.leaving_queue.push(id);
+        }
+        self.state.runs[id.index()].state = JobState::Rejected;
+        self.final_states[id.index()] = FinalState::Rejected;
+        self.stats.rejected_jobs += 1;
+        let work = u64::from(job.size).saturating_mul(u64::try_from(job.runtime).unwrap_or(0));
+        self.stats.rejected_work = self.stats.rejected_work.saturating_add(work);
+        self.rejected.push(RejectedJob {
+            id,
+            time: self.now,
+            reason: reason.to_owned(),
+        });
+        Ok(())
+    }
+
+    fn suspend(&mut self, id: JobId) -> Result<(), SimError> {
+        if self.state_of(id) != Some(JobState::Running) {
+            return Err(self.refuse(id, "only a running job can be suspended"));
+        }
+        let now = self.now;
+        if self.state.run(id).progress_from > now {
+            return Err(self.refuse(
+                id,
+                "the job is still in its resume overhead and cannot be suspended before it runs",
+            ));
+        }
+        if let Some(position) = self.state.running_position(id) {
+            self.state.running.remove(position);
+        }
+        let run_time = self.state.run_time(id, now);
+        let overhead = self.options.switch_overhead.suspend;
+        let release = now.saturating_add(overhead);
+        let sequence = self.next_sequence();
+        let run = &mut self.state.runs[id.index()];
+        let segment = Segment {
+            start: run.segment_start,
+            end: release,
+        };
+        run.used = run_time;
+        run.sequence = sequence;
+        run.end = release;
+        run.split = true;
+        self.split.push((id, segment));
+        let position = self.state.suspended.partition_point(|&other| other < id);
+        self.state.suspended.insert(position, id);
+        self.stats.suspensions += 1;
+        if overhead > 0 {
+            self.state.runs[id.index()].state = JobState::Suspending;
+            self.machine_events.push(Reverse((release, sequence, id)));
+        } else {
+            self.release(id);
+        }
+        Ok(())
+    }
+
+    fn resume(&mut self, id: JobId) -> Result<(), SimError> {
+        match self.state_of(id) {
+            Some(JobState::Suspended) => {}
+            Some(JobState::Suspending) => {
+                return Err(self.refuse(
+                    id,
+                    "the job is still in its suspend overhead and holds its processors",
+                ));
+            }
+            _ => return Err(self.refuse(id, "only a suspended job can be resumed")),
+        }
+        let now = self.now;
+        let (from, to) = self.state.run(id).span;
+        let ranges = &self.state.ranges[from as usize..to as usize];
+        if !self.state.machine.is_free(ranges) {
+            return Err(self.refuse(id, "some of its processors are busy"));
+        }
+        self.state.machine.occupy(ranges);
+        self.remove_suspended(id);
+        let sequence = self.next_sequence();
+        let size = self.jobs.job(id).size;
+        let run = &mut self.state.runs[id.index()];
+        run.state = JobState::Running;
+        run.segment_start = now;
+        run.progress_from = now.saturating_add(self.options.switch_overhead.resume);
+        run.sequence = sequence;
+        let entry = RunningEntry {
+            expected_end: run.progress_from.saturating_add(run.limit - run.used),
+            sequence,
+            id,
+            size,
+            start: run.start,
+        };
+        self.state.insert_running(entry);
+        let end = self.end_of(id);
+        self.state.runs[id.index()].end = end;
+        self.machine_events.push(Reverse((end, sequence, id)));
+        self.stats.resumes += 1;
+        Ok(())
+    }
+
+    /// Removes the jobs started or rejected in this `apply` from the batch
+    /// queue, which is sorted by id: a few by binary search, many in one
+    /// pass.
+    fn compact_queue(&mut self) {
+        let queue = &mut self.state.queue;
+        if self.leaving_queue.len() <= 8 {
+            for id in &self.leaving_queue {
+                if let Ok(position) = queue.binary_search(id) {
+                    queue.remove(position);
                 }
             }
         } else {
-            let state = &self.state;
-            self.queue
-                .retain(|id| state[id.index()] == JobState::Waiting);
+            let runs = &self.state.runs;
+            queue.retain(|id| runs[id.index()].state == JobState::Waiting);
         }
-        Ok(())
+        self.leaving_queue.clear();
     }
 }

@@ -38,9 +38,19 @@ pub enum JobModelError {
         /// What is wrong with it.
         reason: CommandRejection,
     },
+    /// A job number with a deadline belongs to several jobs.
+    #[error(
+        "job number {job_number} belongs to {jobs} jobs of the workload, so its deadline is ambiguous (deadlines are keyed by job number)"
+    )]
+    AmbiguousDeadline {
+        /// The job number.
+        job_number: u64,
+        /// How many jobs have it.
+        jobs: u32,
+    },
     /// A hand-made job is inconsistent with the machine.
     #[error(
-        "job {job_number} is invalid for this machine (empty, too large, not a multiple of the granularity, negative time or estimate below 1 s)"
+        "job {job_number} is invalid for this machine (empty, too large, not a multiple of the granularity, a time negative or beyond 2^53 s, or an estimate below 1 s)"
     )]
     InvalidJob {
         /// The job number.
@@ -114,17 +124,43 @@ pub enum SimError {
         /// Simulated time.
         time: Time,
     },
-    /// Jobs are waiting, nothing runs and no event is pending: the policy
-    /// will never start them.
+    /// Jobs are waiting or suspended and no event is pending: the policy
+    /// will never start or resume them.
     #[error(
-        "policy {policy} left {waiting} jobs waiting on an idle machine at time {time} with no event pending"
+        "policy {policy} left {waiting} jobs waiting and {suspended} suspended at time {time} with no event pending"
     )]
     Stalled {
         /// The policy's name.
         policy: String,
         /// Jobs still waiting.
         waiting: usize,
+        /// Jobs still suspended.
+        suspended: usize,
         /// Simulated time when the run stalled.
+        time: Time,
+    },
+    /// A decision on a job that the job's state or the machine does not
+    /// allow (start on given processors, suspend, resume).
+    #[error("policy {policy} at time {time}: job {} ({job:?}): {problem}", number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
+    Refused {
+        /// The policy's name.
+        policy: String,
+        /// The job.
+        job: JobId,
+        /// Its number in the workload, if the id is valid.
+        number: Option<u64>,
+        /// What is wrong.
+        problem: &'static str,
+        /// Simulated time of the decision.
+        time: Time,
+    },
+    /// [`Simulation::finish`](crate::Simulation::finish) was called while
+    /// events were left.
+    #[error("the run of policy {policy} was finished at time {time} with events left")]
+    RunNotOver {
+        /// The policy's name.
+        policy: String,
+        /// Simulated time.
         time: Time,
     },
 }

@@ -3,8 +3,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use workload_format::{Record, RequestType};
 
-use crate::Time;
+use crate::deadline::Deadlines;
 use crate::error::JobModelError;
+use crate::{MAX_TIME, Time};
 
 /// Index of a job in a [`JobSet`] (jobs are numbered in arrival order from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -18,20 +19,29 @@ impl JobId {
 }
 
 /// A rigid job as the simulator sees it, after normalization.
+///
+/// Built by [`JobSet::from_records`] or by hand with [`Job::new`] and the
+/// `with_*` builders. Its attributes from the workload (user, group,
+/// executable, queue, partition: SWF fields 12-16) and an optional
+/// [`Deadline`] are kept compactly (small integer ids, no strings) and read
+/// through accessors, so that a million jobs stay cheap to hold.
+///
+/// ```
+/// use schedsim_sim_core::{Deadline, DeadlineKind, Job};
+/// let job = Job::new(7, 100, 4, 3600, 1800)
+///     .with_user(12)
+///     .with_deadline(Deadline::new(7200, DeadlineKind::User));
+/// assert_eq!((job.user(), job.group()), (Some(12), None));
+/// assert_eq!(job.absolute_deadline(), Some(100 + 7200));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Job {
     /// The job number from the workload (SWF field 1); not necessarily unique
     /// or dense.
     pub number: u64,
-    /// Index of the record this job came from, in input order.
-    pub record_index: u32,
     /// Submit (arrival) time, seconds.
     pub submit: Time,
-    /// Processors the job occupies: its requested size rounded up to the
-    /// machine's allocation granularity.
-    pub size: u32,
-    /// Processors the job asked for (before rounding to the granularity).
-    pub requested_size: u32,
     /// The user's runtime estimate (kill-by time relative to the start),
     /// seconds, at least 1.
     pub estimate: Time,
@@ -40,6 +50,223 @@ pub struct Job {
     pub runtime: Time,
     /// Requested start time of a dedicated (CWF) job; `None` for batch jobs.
     pub requested_start: Option<Time>,
+    /// Index of the record this job came from, in input order.
+    pub record_index: u32,
+    /// Processors the job occupies: its requested size rounded up to the
+    /// machine's allocation granularity.
+    pub size: u32,
+    /// Processors the job asked for (before rounding to the granularity).
+    pub requested_size: u32,
+    attributes: Attributes,
+}
+
+/// SWF fields 12-16 (`UNKNOWN` when -1) and the deadline, packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Attributes {
+    user: u32,
+    group: u32,
+    executable: u32,
+    queue: u32,
+    partition: u32,
+    deadline: Option<Deadline>,
+}
+
+/// The stored value of an unknown attribute. Ids from the workload at or
+/// above it are counted and dropped ([`Normalization::attributes_out_of_range`]).
+const UNKNOWN: u32 = u32::MAX;
+
+impl Attributes {
+    const NONE: Self = Self {
+        user: UNKNOWN,
+        group: UNKNOWN,
+        executable: UNKNOWN,
+        queue: UNKNOWN,
+        partition: UNKNOWN,
+        deadline: None,
+    };
+}
+
+fn known(value: u32) -> Option<u32> {
+    (value != UNKNOWN).then_some(value)
+}
+
+/// A job's deadline, held relative to its submit time so that load changes
+/// (scaled arrivals, duplicates) keep it meaningful.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Deadline {
+    /// Seconds after the submit time by which the job must have ended.
+    pub after_submit: Time,
+    /// Who set it.
+    pub kind: DeadlineKind,
+}
+
+impl Deadline {
+    /// A deadline `after_submit` seconds after the job's submission.
+    pub fn new(after_submit: Time, kind: DeadlineKind) -> Self {
+        Self { after_submit, kind }
+    }
+}
+
+/// Who set a deadline. The QoPS paper mixes jobs whose users give a deadline
+/// with jobs that get a loose artificial one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeadlineKind {
+    /// The user asked for it.
+    User,
+    /// Made up for a job without a user deadline (e.g. submit + max(24 h,
+    /// R x runtime) in the QoPS paper).
+    Artificial,
+}
+
+impl DeadlineKind {
+    /// The name used in files: `user` or `artificial`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Artificial => "artificial",
+        }
+    }
+}
+
+impl Job {
+    /// A batch job of `size` processors submitted at `submit` with the given
+    /// estimate and runtime; the requested size is `size`, the record index
+    /// is the low 32 bits of the number, and it has no attributes.
+    pub fn new(number: u64, submit: Time, size: u32, estimate: Time, runtime: Time) -> Self {
+        Self {
+            number,
+            submit,
+            estimate,
+            runtime,
+            requested_start: None,
+            record_index: number as u32,
+            size,
+            requested_size: size,
+            attributes: Attributes::NONE,
+        }
+    }
+
+    /// The same job as a dedicated (CWF) job that may not start before
+    /// `start`.
+    pub fn with_requested_start(mut self, start: Time) -> Self {
+        self.requested_start = Some(start);
+        self
+    }
+
+    /// The same job with another requested size (before rounding).
+    pub fn with_requested_size(mut self, requested_size: u32) -> Self {
+        self.requested_size = requested_size;
+        self
+    }
+
+    /// The same job with another record index.
+    pub fn with_record_index(mut self, record_index: u32) -> Self {
+        self.record_index = record_index;
+        self
+    }
+
+    /// The same job with a user id (SWF field 12). `u32::MAX` means unknown.
+    pub fn with_user(mut self, user: u32) -> Self {
+        self.attributes.user = user;
+        self
+    }
+
+    /// The same job with a group id (SWF field 13).
+    pub fn with_group(mut self, group: u32) -> Self {
+        self.attributes.group = group;
+        self
+    }
+
+    /// The same job with an executable (application) number (SWF field 14).
+    pub fn with_executable(mut self, executable: u32) -> Self {
+        self.attributes.executable = executable;
+        self
+    }
+
+    /// The same job with a queue number (SWF field 15).
+    pub fn with_queue(mut self, queue: u32) -> Self {
+        self.attributes.queue = queue;
+        self
+    }
+
+    /// The same job with a partition number (SWF field 16).
+    pub fn with_partition(mut self, partition: u32) -> Self {
+        self.attributes.partition = partition;
+        self
+    }
+
+    /// The same job with a deadline.
+    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
+        self.attributes.deadline = Some(deadline);
+        self
+    }
+
+    /// The same job without a deadline.
+    pub fn without_deadline(mut self) -> Self {
+        self.attributes.deadline = None;
+        self
+    }
+
+    /// The user id (SWF field 12), if known.
+    pub fn user(&self) -> Option<u32> {
+        known(self.attributes.user)
+    }
+
+    /// The group id (SWF field 13), if known.
+    pub fn group(&self) -> Option<u32> {
+        known(self.attributes.group)
+    }
+
+    /// The executable (application) number (SWF field 14), if known.
+    pub fn executable(&self) -> Option<u32> {
+        known(self.attributes.executable)
+    }
+
+    /// The queue number (SWF field 15), if known.
+    pub fn queue(&self) -> Option<u32> {
+        known(self.attributes.queue)
+    }
+
+    /// The partition number (SWF field 16), if known.
+    pub fn partition(&self) -> Option<u32> {
+        known(self.attributes.partition)
+    }
+
+    /// The deadline, relative to the submit time.
+    pub fn deadline(&self) -> Option<Deadline> {
+        self.attributes.deadline
+    }
+
+    /// The deadline as an absolute time (submit + relative deadline,
+    /// saturating).
+    pub fn absolute_deadline(&self) -> Option<Time> {
+        self.attributes
+            .deadline
+            .map(|d| self.submit.saturating_add(d.after_submit))
+    }
+}
+
+/// Where a job's runtime estimate comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EstimateSource {
+    /// The user's requested time (SWF field 9); the runtime when unknown.
+    #[default]
+    Recorded,
+    /// The recorded runtime itself (at least 1 s): perfect estimates, as the
+    /// QoPS and SCOJO-PECT papers assume.
+    Exact,
+}
+
+impl EstimateSource {
+    /// The name used on the command line: `recorded` or `exact`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Recorded => "recorded",
+            Self::Exact => "exact",
+        }
+    }
 }
 
 /// What happens to a job whose recorded runtime exceeds its estimate.
@@ -76,11 +303,15 @@ pub enum Strictness {
 /// - runtime = field 4; unknown runtime is rejected (`no_runtime`); a runtime
 ///   of 0 is kept (the job occupies its processors for no time);
 /// - estimate = requested time (field 9) if known and positive, else the
-///   runtime (`estimate_from_runtime`); raised to at least 1 s so that
-///   slowdown-style ratios stay finite (`estimate_raised_to_one`);
+///   runtime (`estimate_from_runtime`); with [`EstimateSource::Exact`] it is
+///   always the runtime; raised to at least 1 s so that slowdown-style
+///   ratios stay finite (`estimate_raised_to_one`);
 /// - runtime > estimate is resolved by the [`OverrunRule`]
 ///   (`killed_at_estimate` or `overran_estimate`);
-/// - an unknown submit time is rejected (`no_submit_time`).
+/// - an unknown submit time is rejected (`no_submit_time`);
+/// - user, group, executable, queue and partition (fields 12-16) are kept
+///   as small integer ids; an id of 2^32 - 1 or more is dropped (the
+///   attribute becomes unknown) and counted (`attributes_out_of_range`).
 ///
 /// Jobs are then ordered by submit time, ties kept in input order.
 ///
@@ -93,6 +324,7 @@ pub enum Strictness {
 /// [`max_commands_per_job`](Self::max_commands_per_job) are always dropped
 /// and counted (`over_limit`): the limit is a setting, not an input error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct JobModel {
     /// Processors in the machine.
     pub procs: u32,
@@ -105,6 +337,9 @@ pub struct JobModel {
     /// At most this many elastic control commands per job are kept (in
     /// time order); later ones are dropped and counted. `None`: no limit.
     pub max_commands_per_job: Option<u32>,
+    /// Where estimates come from.
+    #[serde(default)]
+    pub estimates: EstimateSource,
 }
 
 impl JobModel {
@@ -127,7 +362,7 @@ impl JobModel {
     }
 
     /// A model for a machine of `procs` processors, granularity 1, the
-    /// default (`kill`) overrun rule, strict.
+    /// default (`kill`) overrun rule, recorded estimates, strict.
     pub fn new(procs: u32) -> Self {
         Self {
             procs,
@@ -135,6 +370,7 @@ impl JobModel {
             overrun: OverrunRule::default(),
             strictness: Strictness::default(),
             max_commands_per_job: None,
+            estimates: EstimateSource::default(),
         }
     }
 }
@@ -255,6 +491,17 @@ pub struct Normalization {
     pub commands_dropped: BTreeMap<CommandRejection, u64>,
     /// Jobs with a requested start time (dedicated CWF jobs).
     pub dedicated: u64,
+    /// Attribute ids (SWF fields 12-16) too large to keep, dropped (the
+    /// attribute becomes unknown).
+    #[serde(default)]
+    pub attributes_out_of_range: u64,
+    /// Jobs that got a deadline from a deadline file
+    /// ([`JobSet::with_deadlines`]).
+    #[serde(default)]
+    pub deadlines: u64,
+    /// Entries of the deadline file that name no job of the workload.
+    #[serde(default)]
+    pub deadlines_unmatched: u64,
 }
 
 impl Normalization {
@@ -402,12 +649,15 @@ impl JobSet {
     pub fn from_jobs(mut jobs: Vec<Job>, model: &JobModel) -> Result<Self, JobModelError> {
         model.validate()?;
         for job in &jobs {
+            let time = |t: Time| (0..=MAX_TIME).contains(&t);
             let valid = job.size > 0
                 && job.size <= model.procs
                 && job.size.is_multiple_of(model.granularity)
-                && job.submit >= 0
-                && job.runtime >= 0
-                && job.estimate >= 1;
+                && time(job.submit)
+                && time(job.runtime)
+                && job.estimate >= 1
+                && time(job.estimate)
+                && job.requested_start.is_none_or(time);
             if !valid {
                 return Err(JobModelError::InvalidJob {
                     job_number: job.number,
@@ -477,6 +727,34 @@ impl JobSet {
         self.normalization.commands += commands.len() as u64;
         self.normalization.commands_kept += commands.len() as u64;
         self.commands = commands;
+        Ok(self)
+    }
+
+    /// Gives each job whose number is in `deadlines` that deadline (replacing
+    /// any it had) and counts the entries that match no job
+    /// ([`Normalization::deadlines`], [`Normalization::deadlines_unmatched`]).
+    ///
+    /// # Errors
+    /// [`JobModelError::AmbiguousDeadline`] if a job number with a deadline
+    /// belongs to more than one job of the workload (deadlines are keyed by
+    /// job number).
+    pub fn with_deadlines(mut self, deadlines: &Deadlines) -> Result<Self, JobModelError> {
+        let mut jobs_per_number: BTreeMap<u64, u32> = BTreeMap::new();
+        for job in &self.jobs {
+            if deadlines.get(job.number).is_some() {
+                *jobs_per_number.entry(job.number).or_default() += 1;
+            }
+        }
+        if let Some((&job_number, &jobs)) = jobs_per_number.iter().find(|(_, n)| **n > 1) {
+            return Err(JobModelError::AmbiguousDeadline { job_number, jobs });
+        }
+        for job in &mut self.jobs {
+            if let Some(deadline) = deadlines.get(job.number) {
+                job.attributes.deadline = Some(deadline);
+            }
+        }
+        self.normalization.deadlines = jobs_per_number.len() as u64;
+        self.normalization.deadlines_unmatched = (deadlines.len() - jobs_per_number.len()) as u64;
         Ok(self)
     }
 
@@ -555,9 +833,10 @@ fn normalize(
     if runtime == 0 {
         counts.zero_runtime += 1;
     }
-    let mut estimate = match record.requested_time {
-        Some(requested) if requested > 0 => to_time(requested),
-        _ => {
+    let mut estimate = match (model.estimates, record.requested_time) {
+        (EstimateSource::Exact, _) => runtime,
+        (EstimateSource::Recorded, Some(requested)) if requested > 0 => to_time(requested),
+        (EstimateSource::Recorded, _) => {
             counts.estimate_from_runtime += 1;
             runtime
         }
@@ -575,6 +854,28 @@ fn normalize(
             OverrunRule::Extend => counts.overran_estimate += 1,
         }
     }
+    let mut out_of_range = false;
+    let mut id = |value: Option<u64>| match value {
+        None => UNKNOWN,
+        Some(v) => u32::try_from(v)
+            .ok()
+            .filter(|&v| v != UNKNOWN)
+            .unwrap_or_else(|| {
+                out_of_range = true;
+                UNKNOWN
+            }),
+    };
+    let attributes = Attributes {
+        user: id(record.user_id),
+        group: id(record.group_id),
+        executable: id(record.executable_number),
+        queue: id(record.queue_number),
+        partition: id(record.partition_number),
+        deadline: None,
+    };
+    if out_of_range {
+        counts.attributes_out_of_range += 1;
+    }
     let job = Job {
         number: record.job_number,
         record_index: u32::try_from(index).unwrap_or(u32::MAX),
@@ -584,6 +885,7 @@ fn normalize(
         estimate,
         runtime,
         requested_start: record.requested_start_time().map(to_time),
+        attributes,
     };
     Ok((job, recorded))
 }

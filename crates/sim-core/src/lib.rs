@@ -33,16 +33,7 @@
 //!     }
 //! }
 //!
-//! let job = |number, submit, size, runtime| Job {
-//!     number,
-//!     record_index: number as u32,
-//!     submit,
-//!     size,
-//!     requested_size: size,
-//!     estimate: runtime,
-//!     runtime,
-//!     requested_start: None,
-//! };
+//! let job = |number, submit, size, runtime| Job::new(number, submit, size, runtime, runtime);
 //! // A 4-processor machine; job 2 needs 3 processors and waits for job 1.
 //! let jobs = JobSet::from_jobs(
 //!     vec![job(1, 0, 2, 10), job(2, 5, 3, 10), job(3, 6, 1, 1)],
@@ -72,6 +63,7 @@
 //! [`RunStats`].
 #![warn(missing_docs)]
 
+mod deadline;
 mod engine;
 mod error;
 mod fit_index;
@@ -80,20 +72,32 @@ mod load;
 mod machine;
 mod policy;
 mod scale_machine;
+mod state;
 
-pub use engine::{EventKind, RunStats, Schedule, simulate};
+pub use deadline::{DEADLINES_HEADER, DeadlineFileError, Deadlines};
+pub use engine::{
+    EventKind, EventOrder, FinalState, Invocation, RejectedJob, RunStats, Schedule, Segment,
+    Segments, SimOptions, Simulation, SimultaneousEnds, SwitchOverhead, simulate, simulate_with,
+};
 pub use error::{JobModelError, SimError};
 pub use job::{
-    Change, CommandRejection, ElasticCommand, Job, JobId, JobModel, JobSet, Normalization,
-    OverrunRule, Rejection, Strictness,
+    Change, CommandRejection, Deadline, DeadlineKind, ElasticCommand, EstimateSource, Job, JobId,
+    JobModel, JobSet, Normalization, OverrunRule, Rejection, Strictness,
 };
 pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
-pub use policy::{Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
+pub use policy::{Action, Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
 pub use scale_machine::{
     Calibration, CalibrationError, MachineScaling, ScaleError, ScaleReport, calibrate_adjustment,
     scale_machine,
 };
+pub use state::JobState;
 
 /// Simulated time: integer seconds since the workload's start.
 pub type Time = i64;
+
+/// The largest time, in seconds, a workload may hold: 2^53 s (about 285
+/// million years; see [`workload_format::MAX_TIME`]). Workload readers
+/// refuse larger times, and hand-made jobs are checked against it, so
+/// simulated times can be added without overflow.
+pub const MAX_TIME: Time = 1 << 53;

@@ -120,7 +120,8 @@ pub struct OfferedLoad {
 }
 
 /// What a load change did.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoadChange {
     /// The method.
     pub method: LoadMethod,
@@ -137,6 +138,13 @@ pub struct LoadChange {
     pub factor: f64,
     /// Duplicates added (duplicate) or picks applied (expand); 0 for scale.
     pub picks: u64,
+    /// Duplicate method: `(new job number, original job number)` of each
+    /// duplicate, in the order added, so that attributes kept beside the
+    /// workload (deadlines) can follow the copies
+    /// ([`Deadlines::extend_to_duplicates`](crate::Deadlines::extend_to_duplicates)).
+    /// Empty for the other methods. Not written to reports.
+    #[serde(skip)]
+    pub duplicates: Vec<(u64, u64)>,
 }
 
 /// Why the load could not be changed.
@@ -255,6 +263,7 @@ pub fn change_load(
         return Err(LoadError::BadTarget(target));
     }
     let current = offered_load(records, procs).ok_or(LoadError::NoLoad)?;
+    let mut duplicates = Vec::new();
     let (changed, factor, picks) = match method {
         LoadMethod::Scale => {
             let factor = current.load / target;
@@ -271,7 +280,9 @@ pub fn change_load(
             let factor = target / current.load;
             let picks = ((factor - 1.0) * current.jobs as f64).round() as u64;
             let changed = if method == LoadMethod::Duplicate {
-                duplicate(records, picks, seed)?
+                let (changed, pairs) = duplicate(records, picks, seed)?;
+                duplicates = pairs;
+                changed
             } else {
                 expand(records, picks, seed)?
             };
@@ -289,6 +300,7 @@ pub fn change_load(
             achieved_load: achieved.load,
             factor,
             picks,
+            duplicates,
         },
     ))
 }
@@ -368,7 +380,15 @@ fn pick_indices(records: &[Record], picks: u64, rng: &mut Pcg64) -> Vec<usize> {
     chosen
 }
 
-fn duplicate(records: &[Record], picks: u64, seed: u64) -> Result<Vec<Record>, LoadError> {
+/// `(new job number, original job number)` of each duplicate.
+type DuplicatePairs = Vec<(u64, u64)>;
+
+/// The records with the duplicates appended, and each duplicate's numbers.
+fn duplicate(
+    records: &[Record],
+    picks: u64,
+    seed: u64,
+) -> Result<(Vec<Record>, DuplicatePairs), LoadError> {
     let (mut pick_rng, mut time_rng) = streams(seed);
     let chosen = pick_indices(records, picks, &mut pick_rng);
     let (first, last) = records
@@ -380,6 +400,7 @@ fn duplicate(records: &[Record], picks: u64, seed: u64) -> Result<Vec<Record>, L
     let mut next_number = records.iter().map(|r| r.job_number).max().unwrap_or(0);
     let mut out = records.to_vec();
     out.reserve(chosen.len());
+    let mut pairs = Vec::with_capacity(chosen.len());
     for index in chosen {
         let original = &records[index];
         let submit = first + below(&mut time_rng, last - first + 1);
@@ -400,9 +421,10 @@ fn duplicate(records: &[Record], picks: u64, seed: u64) -> Result<Vec<Record>, L
                     value: moved as f64,
                 })?);
         }
+        pairs.push((copy.job_number, original.job_number));
         out.push(copy);
     }
-    Ok(out)
+    Ok((out, pairs))
 }
 
 fn expand(records: &[Record], picks: u64, seed: u64) -> Result<Vec<Record>, LoadError> {
@@ -557,6 +579,32 @@ mod tests {
         picked.sort_unstable();
         picked.dedup();
         assert_eq!(picked.len(), 20);
+    }
+
+    #[test]
+    fn duplicates_keep_their_attributes_and_name_their_original() {
+        let records: Vec<Record> = uniform(101)
+            .into_iter()
+            .map(|mut r| {
+                r.user_id = Some(r.job_number % 7);
+                r.group_id = Some(3);
+                r
+            })
+            .collect();
+        let (changed, change) =
+            change_load(&records, 10, 0.1212, LoadMethod::Duplicate, 7).unwrap();
+        assert_eq!(change.duplicates.len(), 20);
+        for (copy, &(number, original)) in changed[101..].iter().zip(&change.duplicates) {
+            assert_eq!(copy.job_number, number);
+            let original = &records[(original - 1) as usize];
+            // Same user, group, size and runtime; another time and number.
+            assert_eq!(copy.user_id, original.user_id);
+            assert_eq!(copy.group_id, Some(3));
+            assert_eq!(copy.run_time, original.run_time);
+        }
+        // Scaling and expansion add no job.
+        let (_, scaled) = change_load(&records, 10, 0.2, LoadMethod::Scale, 7).unwrap();
+        assert!(scaled.duplicates.is_empty());
     }
 
     #[test]

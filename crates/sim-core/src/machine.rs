@@ -40,7 +40,7 @@ impl fmt::Display for ProcRange {
 /// BlueGene/P). A job gets the lowest-numbered free blocks, contiguous or
 /// not: the simulated machine has no topology, and lowest-first keeps the
 /// assignment deterministic and Gantt charts compact.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Machine {
     procs: u32,
     granularity: u32,
@@ -99,6 +99,103 @@ impl Machine {
         }
     }
 
+    /// The granularity: processors are handed out in blocks of this many.
+    pub fn granularity(&self) -> u32 {
+        self.granularity
+    }
+
+    /// Checks that `ranges` name whole blocks inside the machine, do not
+    /// overlap, and add up to `size` processors.
+    pub(crate) fn check_ranges(&self, ranges: &[ProcRange], size: u32) -> Result<(), &'static str> {
+        let mut total: u64 = 0;
+        for (i, range) in ranges.iter().enumerate() {
+            if range.first > range.last || range.last >= self.procs {
+                return Err("a range is empty or outside the machine");
+            }
+            if range.first % self.granularity != 0 || (range.last + 1) % self.granularity != 0 {
+                return Err("a range does not cover whole allocation blocks");
+            }
+            if ranges[..i]
+                .iter()
+                .any(|other| other.first <= range.last && range.first <= other.last)
+            {
+                return Err("ranges overlap");
+            }
+            total += u64::from(range.len());
+        }
+        if total != u64::from(size) {
+            return Err("the ranges do not hold exactly the job's size");
+        }
+        Ok(())
+    }
+
+    /// Whether every processor of `ranges` is free (ranges checked by
+    /// [`check_ranges`](Self::check_ranges)).
+    pub(crate) fn is_free(&self, ranges: &[ProcRange]) -> bool {
+        ranges.iter().all(|range| {
+            let (from, to) = (
+                range.first / self.granularity,
+                (range.last + 1) / self.granularity,
+            );
+            self.next_with(from, true).is_none_or(|busy| busy >= to)
+        })
+    }
+
+    /// Marks exactly these processors busy (checked and free) and appends
+    /// the ranges, merged where adjacent, to `out`.
+    pub(crate) fn allocate_exact(&mut self, ranges: &[ProcRange], out: &mut Vec<ProcRange>) {
+        let from = out.len();
+        for range in ranges {
+            self.set_range(
+                range.first / self.granularity,
+                (range.last + 1) / self.granularity,
+                true,
+            );
+            self.free -= range.len();
+            out.push(*range);
+        }
+        out[from..].sort_unstable();
+        let mut write = from;
+        for read in from + 1..out.len() {
+            if out[read].first == out[write].last + 1 {
+                out[write].last = out[read].last;
+            } else {
+                write += 1;
+                out[write] = out[read];
+            }
+        }
+        if out.len() > from {
+            out.truncate(write + 1);
+        }
+    }
+
+    /// Marks these processors busy again (a resumed job's; checked free).
+    pub(crate) fn occupy(&mut self, ranges: &[ProcRange]) {
+        for range in ranges {
+            self.set_range(
+                range.first / self.granularity,
+                (range.last + 1) / self.granularity,
+                true,
+            );
+            self.free -= range.len();
+        }
+    }
+
+    /// The free processors as ranges, lowest first.
+    pub(crate) fn free_ranges(&self) -> impl Iterator<Item = ProcRange> + '_ {
+        let blocks = self.procs / self.granularity.max(1);
+        let mut block = 0;
+        std::iter::from_fn(move || {
+            let first = self.next_with(block, false)?;
+            let end = self.next_with(first, true).unwrap_or(blocks);
+            block = end;
+            Some(ProcRange {
+                first: first * self.granularity,
+                last: end * self.granularity - 1,
+            })
+        })
+    }
+
     /// Frees the processors of the given ranges.
     pub(crate) fn release(&mut self, ranges: &[ProcRange]) {
         for range in ranges {
@@ -113,6 +210,9 @@ impl Machine {
 
     /// The first block at or after `from` whose busy bit equals `busy`.
     fn next_with(&self, from: u32, busy: bool) -> Option<u32> {
+        if self.procs == 0 {
+            return None;
+        }
         let blocks = self.procs / self.granularity;
         if from >= blocks {
             return None;
@@ -186,6 +286,42 @@ mod tests {
         machine.release(&[ProcRange { first: 0, last: 63 }]);
         assert_eq!(ranges(&mut machine, 96), ["0-63", "96-127"]);
         assert_eq!(machine.free(), 0);
+    }
+
+    #[test]
+    fn exact_allocation_and_free_ranges() {
+        let mut machine = Machine::new(16, 2);
+        let mut out = Vec::new();
+        let range = |first, last| ProcRange { first, last };
+        assert_eq!(
+            machine.check_ranges(&[range(0, 2)], 3),
+            Err("a range does not cover whole allocation blocks")
+        );
+        assert_eq!(
+            machine.check_ranges(&[range(0, 3), range(2, 5)], 8),
+            Err("ranges overlap")
+        );
+        assert_eq!(
+            machine.check_ranges(&[range(14, 17)], 4),
+            Err("a range is empty or outside the machine")
+        );
+        assert_eq!(
+            machine.check_ranges(&[range(0, 3)], 6),
+            Err("the ranges do not hold exactly the job's size")
+        );
+        // 8-9 and 4-7 are adjacent: merged into one range.
+        let wanted = [range(8, 9), range(4, 7), range(12, 13)];
+        assert_eq!(machine.check_ranges(&wanted, 8), Ok(()));
+        assert!(machine.is_free(&wanted));
+        machine.allocate_exact(&wanted, &mut out);
+        assert_eq!(out, [range(4, 9), range(12, 13)]);
+        assert_eq!(machine.free(), 8);
+        assert!(!machine.is_free(&[range(2, 5)]));
+        assert!(machine.is_free(&[range(0, 3), range(10, 11)]));
+        let free: Vec<String> = machine.free_ranges().map(|r| r.to_string()).collect();
+        assert_eq!(free, ["0-3", "10-11", "14-15"]);
+        // Lowest-first allocation skips the exact ones.
+        assert_eq!(ranges(&mut machine, 6), ["0-3", "10-11"]);
     }
 
     #[test]

@@ -1,17 +1,18 @@
 use crate::Time;
-use crate::fit_index::{FitIndex, FitQuery};
+use crate::fit_index::FitQuery;
 use crate::job::{Job, JobId};
-
-/// Start time of a job that has not started.
-pub(crate) const NOT_STARTED: Time = Time::MIN;
+use crate::machine::ProcRange;
+use crate::state::{JobState, NOT_STARTED, RunningEntry, SimState};
 
 /// A scheduling policy: given a read-only view of the machine and queue,
 /// it decides which waiting jobs start now.
 ///
-/// The simulator calls [`schedule`](Self::schedule) once per simulated
-/// timestamp at which something happened (after all events of that
-/// timestamp are applied) and the queue is not empty, then validates and
-/// applies the decisions. Policies never touch the simulator's state, so a
+/// The simulator calls [`schedule`](Self::schedule) at each decision point
+/// (by default once per simulated timestamp at which something happened,
+/// after all events of that timestamp are applied; or after every single
+/// event, see [`Invocation`](crate::Invocation)) while jobs wait or are
+/// suspended, and whenever a wake-up it asked for (or a dedicated job's
+/// requested start) fires; then it validates and applies the decisions. Policies never touch the simulator's state, so a
 /// policy can be tested by building a [`View`] by hand
 /// ([`View::new`]) and inspecting its [`Decisions`].
 pub trait Policy {
@@ -31,7 +32,14 @@ pub trait Policy {
 }
 
 /// What a policy handles beyond rigid batch jobs.
+///
+/// ```
+/// use schedsim_sim_core::Capabilities;
+/// let caps = Capabilities::default().with_dedicated_jobs().with_elastic_commands();
+/// assert!(caps.dedicated_jobs && caps.elastic_commands);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Capabilities {
     /// Dedicated jobs (CWF field 19): they wait in [`View::dedicated`], not
     /// in the batch queue, may not start before their requested start time,
@@ -42,6 +50,20 @@ pub struct Capabilities {
     /// of Kumar et al.). Processor commands (EP/RP) are always rejected and
     /// counted: no policy here can resize a running job.
     pub elastic_commands: bool,
+}
+
+impl Capabilities {
+    /// The same, handling dedicated jobs.
+    pub fn with_dedicated_jobs(mut self) -> Self {
+        self.dedicated_jobs = true;
+        self
+    }
+
+    /// The same, handling elastic time commands.
+    pub fn with_elastic_commands(mut self) -> Self {
+        self.elastic_commands = true;
+        self
+    }
 }
 
 impl<P: Policy + ?Sized> Policy for Box<P> {
@@ -65,49 +87,35 @@ pub struct RunningJob {
     pub id: JobId,
     /// Processors it occupies.
     pub size: u32,
-    /// When it started.
+    /// When it first started.
     pub start: Time,
-    /// When the scheduler expects it to end: start + current estimate. A job
-    /// that has already run to or past its estimate (possible only under
-    /// [`OverrunRule::Extend`](crate::OverrunRule::Extend)) is expected to
-    /// end at the earliest instant it still can, `now + 1`: it holds its
-    /// processors at `now`, so nothing may be planned on them before then.
+    /// When the scheduler expects it to end: the start of its current run
+    /// segment (after any resume overhead) plus the run time its estimate
+    /// still allows. A job that has already run to or past its estimate
+    /// (possible only under [`OverrunRule::Extend`](crate::OverrunRule::Extend))
+    /// is expected to end at the earliest instant it still can, `now + 1`:
+    /// it holds its processors at `now`, so nothing may be planned on them
+    /// before then.
     pub expected_end: Time,
 }
 
-/// One entry of the simulator's running list, ordered by estimated end then
-/// start sequence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct RunningEntry {
-    pub(crate) estimated_end: Time,
-    pub(crate) sequence: u64,
-    pub(crate) id: JobId,
-    pub(crate) size: u32,
-    pub(crate) start: Time,
-}
-
 /// What a policy may look at: the current time, the machine, the waiting
-/// queue and the running jobs. Borrowed from the simulator for one call.
+/// queue, the running and suspended jobs. Borrowed from the simulator for
+/// one call.
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     now: Time,
-    procs: u32,
-    free: u32,
     jobs: &'a [Job],
-    estimates: &'a [Time],
-    starts: &'a [Time],
-    queue: &'a [JobId],
+    state: &'a SimState,
+    /// `state.dedicated`, or the list given to a hand-made view.
     dedicated: &'a [JobId],
-    fit: &'a FitIndex,
-    running: &'a [RunningEntry],
-    arrived: &'a [JobId],
-    ended: &'a [JobId],
 }
 
 impl<'a> View<'a> {
     /// A view over explicit state, for testing policies without the event
     /// loop. `running` lists `(job, start time)`; sizes and estimates come
-    /// from `jobs`, and free processors are `procs` minus the running sizes.
+    /// from `jobs`, processors are given to the running jobs lowest first in
+    /// the order listed, and free processors are the rest.
     ///
     /// # Panics
     /// If the running jobs need more than `procs` processors or an id is out
@@ -120,84 +128,55 @@ impl<'a> View<'a> {
         running: &[(JobId, Time)],
         storage: &'a mut ViewStorage,
     ) -> Self {
-        storage.estimates = jobs.iter().map(|job| job.estimate).collect();
-        storage.starts = vec![NOT_STARTED; jobs.len()];
-        storage.fit = FitIndex::new(jobs.len());
+        let mut state = SimState::new(jobs, procs, 1);
         for &id in queue {
-            storage
-                .fit
-                .insert(id.index(), jobs[id.index()].size, jobs[id.index()].estimate);
+            let job = &jobs[id.index()];
+            state.runs[id.index()].state = JobState::Waiting;
+            state.fit.insert(id.index(), job.size, job.estimate);
         }
-        for &(id, start) in running {
-            storage.starts[id.index()] = start;
-        }
-        storage.running = running
-            .iter()
-            .enumerate()
-            .map(|(sequence, &(id, start))| RunningEntry {
-                estimated_end: start + jobs[id.index()].estimate,
+        state.queue = queue.to_vec();
+        for (sequence, &(id, start)) in running.iter().enumerate() {
+            let size = jobs[id.index()].size;
+            assert!(
+                size <= state.machine.free(),
+                "running jobs exceed the machine"
+            );
+            let from = state.ranges.len() as u32;
+            state.machine.allocate(size, &mut state.ranges);
+            let run = &mut state.runs[id.index()];
+            run.state = JobState::Running;
+            run.start = start;
+            run.progress_from = start;
+            run.segment_start = start;
+            run.sequence = sequence as u64;
+            run.span = (from, state.ranges.len() as u32);
+            let entry = RunningEntry {
+                expected_end: start + run.limit,
                 sequence: sequence as u64,
                 id,
-                size: jobs[id.index()].size,
+                size,
                 start,
-            })
-            .collect();
-        storage.running.sort_unstable();
-        let used: u32 = storage.running.iter().map(|entry| entry.size).sum();
-        let free = procs
-            .checked_sub(used)
-            .expect("running jobs exceed the machine");
-        Self::from_parts(
-            now,
-            procs,
-            free,
-            jobs,
-            &storage.estimates,
-            &storage.starts,
-            queue,
-            &[],
-            &storage.fit,
-            &storage.running,
-            &[],
-            &[],
-        )
+            };
+            state.insert_running(entry);
+        }
+        storage.state = state;
+        Self::from_state(now, jobs, &storage.state)
     }
 
     /// The same view with these waiting dedicated jobs (for testing
-    /// policies that handle them).
+    /// policies that handle them); their [`state`](Self::state) is
+    /// [`JobState::Waiting`].
     pub fn with_dedicated(mut self, dedicated: &'a [JobId]) -> Self {
         self.dedicated = dedicated;
         self
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn from_parts(
-        now: Time,
-        procs: u32,
-        free: u32,
-        jobs: &'a [Job],
-        estimates: &'a [Time],
-        starts: &'a [Time],
-        queue: &'a [JobId],
-        dedicated: &'a [JobId],
-        fit: &'a FitIndex,
-        running: &'a [RunningEntry],
-        arrived: &'a [JobId],
-        ended: &'a [JobId],
-    ) -> Self {
+    pub(crate) fn from_state(now: Time, jobs: &'a [Job], state: &'a SimState) -> Self {
         Self {
             now,
-            procs,
-            free,
             jobs,
-            estimates,
-            starts,
-            queue,
-            dedicated,
-            fit,
-            running,
-            arrived,
-            ended,
+            state,
+            dedicated: &state.dedicated,
         }
     }
 
@@ -208,12 +187,18 @@ impl<'a> View<'a> {
 
     /// Processors in the machine.
     pub fn procs(&self) -> u32 {
-        self.procs
+        self.state.machine.procs()
+    }
+
+    /// The allocation granularity: jobs occupy whole blocks of this many
+    /// processors.
+    pub fn granularity(&self) -> u32 {
+        self.state.machine.granularity()
     }
 
     /// Processors free right now.
     pub fn free(&self) -> u32 {
-        self.free
+        self.state.machine.free()
     }
 
     /// Static information about a job.
@@ -226,21 +211,50 @@ impl<'a> View<'a> {
         self.jobs
     }
 
-    /// The job's current runtime estimate (its kill-by time relative to its
-    /// start), seconds.
-    pub fn estimate(&self, id: JobId) -> Time {
-        self.estimates[id.index()]
+    /// Where the job is in its life.
+    pub fn state(&self, id: JobId) -> JobState {
+        let run = self.state.run(id);
+        match run.state {
+            // Only a hand-made view lists dedicated jobs the state does not
+            // know as waiting.
+            JobState::NotArrived if self.dedicated.contains(&id) => JobState::Waiting,
+            // The engine keeps a resuming job as running with a later
+            // progress start.
+            JobState::Running if run.progress_from > self.now => JobState::Resuming,
+            state => state,
+        }
     }
 
-    /// When the job started, if it has (running or ended jobs).
+    /// The job's current runtime estimate: the run time it may use in all
+    /// (its estimate plus elastic extensions minus reductions), seconds.
+    pub fn estimate(&self, id: JobId) -> Time {
+        self.state.run(id).limit
+    }
+
+    /// Run time the job has made so far (0 before it starts; suspended
+    /// jobs keep theirs; the switch overheads do not count).
+    pub fn run_time(&self, id: JobId) -> Time {
+        self.state.run_time(id, self.now)
+    }
+
+    /// The run time the job's estimate still allows: [`estimate`](Self::estimate)
+    /// minus [`run_time`](Self::run_time), at least 0. For a suspended job,
+    /// how long it is expected to run once resumed (after the resume
+    /// overhead).
+    pub fn remaining_estimate(&self, id: JobId) -> Time {
+        (self.estimate(id) - self.run_time(id)).max(0)
+    }
+
+    /// When the job first started, if it has (running, suspended or ended
+    /// jobs).
     pub fn started_at(&self, id: JobId) -> Option<Time> {
-        let start = self.starts[id.index()];
+        let start = self.state.run(id).start;
         (start != NOT_STARTED).then_some(start)
     }
 
     /// Waiting jobs in arrival order (submit time, then input order).
     pub fn queue(&self) -> &'a [JobId] {
-        self.queue
+        &self.state.queue
     }
 
     /// Waiting dedicated jobs by requested start time (ties by arrival),
@@ -248,6 +262,33 @@ impl<'a> View<'a> {
     /// empty, dedicated jobs being in [`queue`](Self::queue).
     pub fn dedicated(&self) -> &'a [JobId] {
         self.dedicated
+    }
+
+    /// Suspended jobs (including those still in their suspend overhead,
+    /// [`JobState::Suspending`]), by id.
+    pub fn suspended(&self) -> &'a [JobId] {
+        &self.state.suspended
+    }
+
+    /// The processors a running or suspended job holds or held (a
+    /// suspended job is resumed on exactly these); empty for other jobs.
+    pub fn allocation(&self, id: JobId) -> &'a [ProcRange] {
+        match self.state(id) {
+            JobState::Running | JobState::Resuming | JobState::Suspending | JobState::Suspended => {
+                self.state.allocation(id)
+            }
+            _ => &[],
+        }
+    }
+
+    /// The free processors as ranges, lowest first.
+    pub fn free_processors(&self) -> impl Iterator<Item = ProcRange> + 'a {
+        self.state.machine.free_ranges()
+    }
+
+    /// Whether every processor of `ranges` is free now.
+    pub fn is_free(&self, ranges: &[ProcRange]) -> bool {
+        self.state.machine.is_free(ranges)
     }
 
     /// The first waiting job in arrival order whose id is at least `from`,
@@ -270,7 +311,8 @@ impl<'a> View<'a> {
             max_estimate,
             small,
         };
-        self.fit
+        self.state
+            .fit
             .first_match(from.index(), query)
             .map(|index| JobId(index as u32))
     }
@@ -278,38 +320,67 @@ impl<'a> View<'a> {
     /// Running jobs ordered by expected end, ties by start order.
     pub fn running(&self) -> impl ExactSizeIterator<Item = RunningJob> + 'a {
         let now = self.now;
-        self.running.iter().map(move |entry| RunningJob {
+        self.state.running.iter().map(move |entry| RunningJob {
             id: entry.id,
             size: entry.size,
             start: entry.start,
-            expected_end: entry.estimated_end.max(now + 1),
+            expected_end: entry.expected_end.max(now + 1),
         })
     }
 
-    /// Jobs that arrived at this timestamp (also in [`queue`](Self::queue)).
+    /// Jobs that arrived at this decision point (also in [`queue`](Self::queue)).
     pub fn arrived(&self) -> &'a [JobId] {
-        self.arrived
+        &self.state.arrived
     }
 
-    /// Jobs that ended at this timestamp.
+    /// Jobs that ended at this decision point.
     pub fn ended(&self) -> &'a [JobId] {
-        self.ended
+        &self.state.ended
     }
 }
 
 /// Owned buffers behind a hand-made [`View`] (see [`View::new`]).
 #[derive(Debug, Default)]
 pub struct ViewStorage {
-    estimates: Vec<Time>,
-    starts: Vec<Time>,
-    fit: FitIndex,
-    running: Vec<RunningEntry>,
+    state: SimState,
 }
 
-/// What a policy decided at one timestamp.
+/// One decision, as [`Decisions::actions`] lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Action<'a> {
+    /// Start a waiting job now on the lowest free processors.
+    Start(JobId),
+    /// Start a waiting job now on exactly these processors.
+    StartOn(JobId, &'a [ProcRange]),
+    /// Reject a waiting job for good, with a reason.
+    Reject(JobId, &'a str),
+    /// Suspend a running job.
+    Suspend(JobId),
+    /// Resume a suspended job on the processors it had.
+    Resume(JobId),
+}
+
+/// How an action is stored: processors and reasons live in side buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    Start(JobId),
+    StartOn(JobId, u32, u32),
+    Reject(JobId, u32, u32),
+    Suspend(JobId),
+    Resume(JobId),
+}
+
+/// What a policy decided at one decision point. The simulator applies the
+/// actions in the order they were given (so a policy that resumes a job
+/// suspends the jobs on its processors first, in the same list), then
+/// records the wake-ups.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Decisions {
+    actions: Vec<Stored>,
     starts: Vec<JobId>,
+    processors: Vec<ProcRange>,
+    reasons: String,
     wakeups: Vec<Time>,
     failure: Option<String>,
 }
@@ -320,9 +391,44 @@ impl Decisions {
         Self::default()
     }
 
-    /// Start a waiting job now.
+    /// Start a waiting job now on the lowest-numbered free processors.
     pub fn start(&mut self, id: JobId) {
+        self.actions.push(Stored::Start(id));
         self.starts.push(id);
+    }
+
+    /// Start a waiting job now on exactly these processors: whole
+    /// allocation blocks, not overlapping, free, and as many as the job's
+    /// size.
+    pub fn start_on(&mut self, id: JobId, processors: &[ProcRange]) {
+        let from = self.processors.len() as u32;
+        self.processors.extend_from_slice(processors);
+        self.actions
+            .push(Stored::StartOn(id, from, self.processors.len() as u32));
+        self.starts.push(id);
+    }
+
+    /// Reject a waiting job: it leaves the queue for good and never runs
+    /// (admission control). The reason is reported with the job.
+    pub fn reject(&mut self, id: JobId, reason: &str) {
+        let from = self.reasons.len() as u32;
+        self.reasons.push_str(reason);
+        self.actions
+            .push(Stored::Reject(id, from, self.reasons.len() as u32));
+    }
+
+    /// Suspend a running job: it stops making progress now, keeps its
+    /// remaining work, and frees its processors once the suspend overhead
+    /// has passed (see [`SwitchOverhead`](crate::SwitchOverhead)).
+    pub fn suspend(&mut self, id: JobId) {
+        self.actions.push(Stored::Suspend(id));
+    }
+
+    /// Resume a suspended job on exactly the processors it had (all must be
+    /// free: suspend the jobs on them first). It makes progress again after
+    /// the resume overhead.
+    pub fn resume(&mut self, id: JobId) {
+        self.actions.push(Stored::Resume(id));
     }
 
     /// Ask to be called again at time `at` even if nothing else happens then.
@@ -345,9 +451,30 @@ impl Decisions {
         self.failure.as_deref()
     }
 
-    /// Jobs to start, in decision order.
+    /// Jobs to start (by [`start`](Self::start) or
+    /// [`start_on`](Self::start_on)), in decision order.
     pub fn starts(&self) -> &[JobId] {
         &self.starts
+    }
+
+    /// Every action, in decision order.
+    pub fn actions(&self) -> impl ExactSizeIterator<Item = Action<'_>> + '_ {
+        self.actions.iter().map(|&stored| match stored {
+            Stored::Start(id) => Action::Start(id),
+            Stored::StartOn(id, from, to) => {
+                Action::StartOn(id, &self.processors[from as usize..to as usize])
+            }
+            Stored::Reject(id, from, to) => {
+                Action::Reject(id, &self.reasons[from as usize..to as usize])
+            }
+            Stored::Suspend(id) => Action::Suspend(id),
+            Stored::Resume(id) => Action::Resume(id),
+        })
+    }
+
+    /// Whether there is no action (wake-ups aside).
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
     }
 
     /// Requested wake-up times.
@@ -357,7 +484,10 @@ impl Decisions {
 
     /// Forget all decisions (the simulator does this before each call).
     pub fn clear(&mut self) {
+        self.actions.clear();
         self.starts.clear();
+        self.processors.clear();
+        self.reasons.clear();
         self.wakeups.clear();
         self.failure = None;
     }

@@ -6,16 +6,7 @@ use schedsim_sim_core::{
 };
 
 fn job(number: u64, submit: Time, size: u32, estimate: Time, runtime: Time) -> Job {
-    Job {
-        number,
-        record_index: number as u32,
-        submit,
-        size,
-        requested_size: size,
-        estimate,
-        runtime,
-        requested_start: None,
-    }
+    Job::new(number, submit, size, estimate, runtime)
 }
 
 /// Starts queue-head jobs while they fit, and records what it saw.
@@ -220,7 +211,7 @@ fn a_policy_that_never_starts_jobs_stalls_with_an_error() {
     let err = simulate(&jobs, &mut Scripted(vec![])).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "policy scripted left 1 jobs waiting on an idle machine at time 0 with no event pending"
+        "policy scripted left 1 jobs waiting and 0 suspended at time 0 with no event pending"
     );
 }
 
@@ -235,8 +226,9 @@ fn wakeups_call_the_policy_at_the_requested_time() {
     )
     .unwrap();
     assert_eq!(schedule.start(JobId(0)), 7);
-    // 1 arrival, 2 wake-ups (both at 7), 1 end.
-    assert_eq!(schedule.stats().events, 4);
+    // 1 arrival, 1 wake-up event (the two requests for 7 are one event),
+    // 1 end.
+    assert_eq!(schedule.stats().events, 3);
 }
 
 #[test]
@@ -266,9 +258,11 @@ struct Elastic {
 impl Elastic {
     fn new(elastic_commands: bool, dedicated_jobs: bool) -> Self {
         Self {
-            capabilities: schedsim_sim_core::Capabilities {
-                dedicated_jobs,
-                elastic_commands,
+            capabilities: {
+                let mut capabilities = schedsim_sim_core::Capabilities::default();
+                capabilities.dedicated_jobs = dedicated_jobs;
+                capabilities.elastic_commands = elastic_commands;
+                capabilities
             },
         }
     }
@@ -326,8 +320,9 @@ fn elastic_commands_change_estimates_and_ends_by_hand() {
     let model = JobModel::new(4);
     // A: 4 procs, estimate 100, works 100, runs 0..100. B: 4 procs,
     // estimate 50, works 80, queued at 10: the kill rule would end it 50 s
-    // after its start. ET +40 at 20, while B waits: estimate 90, so B runs
-    // min(80, 90) = 80 s: 100..180.
+    // after its start. ET +40 at 20, while B waits: estimate 50 + 40 = 90
+    // and work 80 + 40 = 120, so B runs min(120, 90) = 90 s: 100..190,
+    // killed at its (extended) kill-by time.
     // Built from records so that B keeps its recorded runtime (80) apart
     // from its estimate (50).
     let records = [
@@ -358,7 +353,11 @@ fn elastic_commands_change_estimates_and_ends_by_hand() {
     let schedule = simulate(&set, &mut Elastic::new(true, false)).unwrap();
     assert_eq!(
         (schedule.start(JobId(1)), schedule.end(JobId(1))),
-        (100, 180)
+        (100, 190)
+    );
+    assert_eq!(
+        schedule.final_state(JobId(1)),
+        schedsim_sim_core::FinalState::CompletedWalltimeReached
     );
     assert_eq!(schedule.stats().commands_applied, 1);
     // Without the ECC processor the command is ignored: B is killed at its
@@ -419,7 +418,8 @@ fn elastic_commands_with_killing_and_extending() {
         ..workload_format::Record::unknown(1)
     };
     // Kill rule: works 150, estimate 100: killed at 100. ET +30 at 50: the
-    // limit becomes 130, so it is killed at 130 instead.
+    // limit becomes 130 and the work 180, so it is killed at min(180, 130)
+    // = 130 instead.
     let mut model = JobModel::new(1);
     let set = JobSet::from_records([&record], &model)
         .unwrap()
@@ -474,10 +474,7 @@ fn dedicated_jobs_start_at_their_requested_time() {
             "eager"
         }
         fn capabilities(&self) -> schedsim_sim_core::Capabilities {
-            schedsim_sim_core::Capabilities {
-                dedicated_jobs: true,
-                elastic_commands: false,
-            }
+            schedsim_sim_core::Capabilities::default().with_dedicated_jobs()
         }
         fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
             view.dedicated().iter().for_each(|&id| decisions.start(id));

@@ -84,6 +84,16 @@ pub enum LineError {
         /// The offending token.
         text: String,
     },
+    /// A time field (submit, wait, run or requested time, requested start,
+    /// or the amount of an ET/RT command) is beyond
+    /// [`MAX_TIME`](crate::MAX_TIME).
+    #[error("field {field} ({}): {text:?} is beyond the largest time allowed, 2^53 s", name_of(.field))]
+    TimeTooLarge {
+        /// The 1-based field number.
+        field: usize,
+        /// The offending token.
+        text: String,
+    },
     /// Field 1 is `-1` or negative: every line must name its job.
     #[error(
         "field 1 (job number): {text:?} is not allowed; the job number must be known and not negative"
@@ -134,7 +144,7 @@ impl LineError {
             Self::FieldCount { .. } => Reason::FieldCount,
             Self::NotANumber { .. } => Reason::NotANumber,
             Self::Negative { .. } => Reason::Negative,
-            Self::TooLarge { .. } => Reason::TooLarge,
+            Self::TooLarge { .. } | Self::TimeTooLarge { .. } => Reason::TooLarge,
             Self::InvalidJobNumber { .. } => Reason::InvalidJobNumber,
             Self::InvalidStatus { .. } => Reason::InvalidStatus,
             Self::InvalidRequestType { .. } => Reason::InvalidRequestType,
@@ -149,7 +159,8 @@ impl LineError {
         match self {
             Self::NotANumber { field, .. }
             | Self::Negative { field, .. }
-            | Self::TooLarge { field, .. } => Some(*field),
+            | Self::TooLarge { field, .. }
+            | Self::TimeTooLarge { field, .. } => Some(*field),
             Self::InvalidJobNumber { .. } => Some(1),
             Self::InvalidStatus { .. } => Some(11),
             Self::InvalidRequestType { .. } => Some(20),

@@ -120,6 +120,13 @@ mod summary;
 mod workload;
 mod write;
 
+/// The largest time, in seconds, a record may hold in a time field (submit,
+/// wait, run and requested time, requested start, ET/RT amounts): 2^53 s,
+/// about 285 million years. Larger values are refused with
+/// [`LineError::TimeTooLarge`], so that programs adding times up cannot
+/// overflow 64-bit integers and every time converts to `f64` exactly.
+pub const MAX_TIME: u64 = 1 << 53;
+
 pub use error::{FIELD_NAMES, HeaderError, LineError, ReadError, Reason, WriteError, field_name};
 pub use header::{Header, known_keys};
 pub use parse::parse_record;

@@ -152,6 +152,14 @@ pub(crate) fn parse_line_into(line: &[u8], record: &mut Record) -> Result<u32, L
     record.partition_number = int(t, 16, r)?;
     record.preceding_job_number = int(t, 17, r)?;
     record.think_time = int(t, 18, r)?;
+    for (field, value) in [
+        (2, record.submit_time),
+        (3, record.wait_time),
+        (4, record.run_time),
+        (9, record.requested_time),
+    ] {
+        check_time(t, field, value)?;
+    }
     record.cwf = if found == CWF_FIELDS {
         let requested_start_time = int(t, 19, r)?;
         let request_type = std::str::from_utf8(tokens[19].text)
@@ -161,6 +169,13 @@ pub(crate) fn parse_line_into(line: &[u8], record: &mut Record) -> Result<u32, L
                 text: excerpt(tokens[19].text),
             })?;
         let amount = int(t, 21, r)?;
+        check_time(t, 19, requested_start_time)?;
+        if matches!(
+            request_type,
+            RequestType::ExtendTime | RequestType::ReduceTime
+        ) {
+            check_time(t, 21, amount)?;
+        }
         Some(CwfFields {
             requested_start_time,
             request_type,
@@ -170,6 +185,24 @@ pub(crate) fn parse_line_into(line: &[u8], record: &mut Record) -> Result<u32, L
         None
     };
     Ok(rounded)
+}
+
+/// Refuses a time beyond [`MAX_TIME`](crate::MAX_TIME): simulators add
+/// times up, and 2^53 s (285 million years) leaves them room without
+/// overflow while every real log stays far below.
+#[inline(always)]
+fn check_time(
+    tokens: &[Token<'_>; CWF_FIELDS],
+    field: usize,
+    value: Option<u64>,
+) -> Result<(), LineError> {
+    match value {
+        Some(v) if v > crate::MAX_TIME => Err(LineError::TimeTooLarge {
+            field,
+            text: excerpt(tokens[field - 1].text),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// An integer field's value; sets the field's bit in `rounded` when a float
@@ -512,9 +545,27 @@ mod tests {
 
     #[test]
     fn too_large_values_are_errors() {
-        // u64::MAX = 18446744073709551615 is the largest value.
-        let r = parse_record(line_with(2, "18446744073709551615").as_bytes()).unwrap();
-        assert_eq!(r.submit_time, Some(u64::MAX));
+        // u64::MAX = 18446744073709551615 is the largest value of a
+        // non-time field such as the user (12).
+        let r = parse_record(line_with(12, "18446744073709551615").as_bytes()).unwrap();
+        assert_eq!(r.user_id, Some(u64::MAX));
+        // A time may be at most 2^53 = 9007199254740992.
+        let r = parse_record(line_with(2, "9007199254740992").as_bytes()).unwrap();
+        assert_eq!(r.submit_time, Some(1 << 53));
+        for field in [2, 3, 4, 9] {
+            let err = parse_record(line_with(field, "9007199254740993").as_bytes()).unwrap_err();
+            assert_eq!(err.reason(), crate::Reason::TooLarge);
+            assert_eq!(err.field(), Some(field));
+            assert!(
+                err.to_string()
+                    .ends_with("is beyond the largest time allowed, 2^53 s")
+            );
+        }
+        let err = parse_record(line_with(2, "18446744073709551615").as_bytes()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "field 2 (submit time): \"18446744073709551615\" is beyond the largest time allowed, 2^53 s"
+        );
         for token in ["18446744073709551616", "1e20", "99999999999999999999999"] {
             let err = parse_record(line_with(2, token).as_bytes()).unwrap_err();
             assert_eq!(
@@ -522,6 +573,16 @@ mod tests {
                 format!("field 2 (submit time): \"{token}\" is too large")
             );
         }
+        // An ET amount (field 21) is a time too; an EP amount is processors.
+        let cwf = |kind: &str, amount: &str| {
+            format!("1 10 -1 100 1 -1 -1 1 100 -1 1 -1 -1 -1 -1 -1 -1 -1 -1 {kind} {amount}")
+        };
+        let err = parse_record(cwf("ET", "9223372036854775807").as_bytes()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "field 21 (amount): \"9223372036854775807\" is beyond the largest time allowed, 2^53 s"
+        );
+        assert!(parse_record(cwf("EP", "9223372036854775807").as_bytes()).is_ok());
         let err = parse_record(line_with(6, "1e400").as_bytes()).unwrap_err();
         assert_eq!(err.reason(), crate::Reason::TooLarge);
         // Leading zeros do not overflow.

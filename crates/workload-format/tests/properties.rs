@@ -115,6 +115,17 @@ fn reference(line: &[u8]) -> Option<Vec<Value>> {
         }
         values.push(value);
     }
+    // Times (submit, wait, run, requested time, requested start, and the
+    // amount of ET/RT) may be at most 2^53.
+    let is_time_command = matches!(values.get(19), Some(Value::Type("ET" | "RT")));
+    for (field, value) in values.iter().enumerate().map(|(i, v)| (i + 1, v)) {
+        let time_field = matches!(field, 2 | 3 | 4 | 9 | 19) || (field == 21 && is_time_command);
+        if let (true, Value::Integer(v)) = (time_field, value)
+            && *v > workload_format::MAX_TIME
+        {
+            return None;
+        }
+    }
     Some(values)
 }
 
@@ -183,6 +194,16 @@ fn known() -> impl Strategy<Value = Option<u64>> {
     ]
 }
 
+/// A time field: at most 2^53.
+fn known_time() -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![
+        1 => Just(None),
+        1 => Just(Some(0)),
+        3 => (0u64..100_000).prop_map(Some),
+        1 => (0..=workload_format::MAX_TIME).prop_map(Some),
+    ]
+}
+
 fn cpu_time() -> impl Strategy<Value = Option<f64>> {
     prop_oneof![
         Just(None),
@@ -208,13 +229,15 @@ fn cwf() -> impl Strategy<Value = Option<CwfFields>> {
     ];
     prop_oneof![
         Just(None),
-        (known(), request, known()).prop_map(|(requested_start_time, request_type, amount)| {
-            Some(CwfFields {
-                requested_start_time,
-                request_type,
-                amount,
-            })
-        }),
+        (known_time(), request, known_time()).prop_map(
+            |(requested_start_time, request_type, amount)| {
+                Some(CwfFields {
+                    requested_start_time,
+                    request_type,
+                    amount,
+                })
+            }
+        ),
     ]
 }
 
@@ -223,20 +246,21 @@ prop_compose! {
         job_number in any::<u64>(),
         a in proptest::array::uniform8(known()),
         b in proptest::array::uniform8(known()),
+        times in proptest::array::uniform4(known_time()),
         average_cpu_time in cpu_time(),
         status in status(),
         cwf in cwf(),
     ) -> Record {
         Record {
             job_number,
-            submit_time: a[0],
-            wait_time: a[1],
-            run_time: a[2],
+            submit_time: times[0],
+            wait_time: times[1],
+            run_time: times[2],
             allocated_processors: a[3],
             average_cpu_time,
             used_memory: a[4],
             requested_processors: a[5],
-            requested_time: a[6],
+            requested_time: times[3],
             requested_memory: a[7],
             status,
             user_id: b[0],
@@ -246,7 +270,7 @@ prop_compose! {
             partition_number: b[4],
             preceding_job_number: b[5],
             think_time: b[6],
-            cwf: cwf.map(|c| CwfFields { amount: b[7].or(c.amount), ..c }),
+            cwf,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use schedsim_cli::{Ends, Estimates, Invoke, Order};
 use schedsim_metrics::{CompletedJob, RunMetrics};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,38 @@ pub struct CellConfig {
     pub drain: f64,
     /// Allocation granularity.
     pub granularity: u32,
+    /// How the simulation ran, when not the default (left out of the
+    /// canonical JSON then, so results of earlier versions keep their
+    /// names).
+    #[serde(default, skip_serializing_if = "Simulation::is_default")]
+    pub simulation: Simulation,
+}
+
+/// The simulation settings of a cell beyond the job model's overrun rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Simulation {
+    /// Where estimates come from.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub estimates: Estimates,
+    /// When the policy is called.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub invoke: Invoke,
+    /// The order of simultaneous events.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub event_order: Order,
+    /// Per event: simultaneous ends apart or together.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub simultaneous_ends: Ends,
+}
+
+impl Simulation {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 impl CellConfig {
@@ -184,6 +217,12 @@ pub fn cells(spec: &Spec, sources: &[SourceKey]) -> Vec<Cell> {
                         seed,
                         policy: policy.clone(),
                         overrun: spec.overrun,
+                        simulation: Simulation {
+                            estimates: spec.estimates,
+                            invoke: spec.invoke,
+                            event_order: spec.event_order,
+                            simultaneous_ends: spec.simultaneous_ends,
+                        },
                         tau: spec.tau,
                         warmup: spec.warmup,
                         drain: spec.drain,
@@ -248,12 +287,7 @@ impl CompactJobs {
                 .map(|i| {
                     submit += self.submit_delta[i];
                     let start = submit + self.wait[i];
-                    CompletedJob {
-                        submit,
-                        start,
-                        finish: start + self.runtime[i],
-                        procs: self.procs[i],
-                    }
+                    CompletedJob::new(submit, start, start + self.runtime[i], self.procs[i])
                 })
                 .collect(),
         )
@@ -346,6 +380,7 @@ mod tests {
             seed: None,
             policy: "easy".to_owned(),
             overrun: Overrun::Kill,
+            simulation: Simulation::default(),
             tau: 10,
             warmup: 0.0,
             drain: 0.0,
@@ -374,6 +409,13 @@ mod tests {
         let mut other = config();
         other.load = 0.8;
         assert_ne!(other.hash(), config().hash());
+        // Simulation settings count only when not the default, so results
+        // written before they existed keep their names.
+        let mut per_event = config();
+        per_event.simulation.invoke = Invoke::PerEvent;
+        assert_ne!(per_event.hash(), config().hash());
+        per_event.simulation.invoke = Invoke::PerTimestamp;
+        assert_eq!(per_event.hash(), config().hash());
     }
 
     const PINNED_HASH: &str = "b7ec33cc8b344055";
@@ -381,24 +423,9 @@ mod tests {
     #[test]
     fn compact_jobs_round_trip() {
         let jobs = [
-            CompletedJob {
-                submit: 5,
-                start: 9,
-                finish: 19,
-                procs: 2,
-            },
-            CompletedJob {
-                submit: 5,
-                start: 5,
-                finish: 6,
-                procs: 1,
-            },
-            CompletedJob {
-                submit: 12,
-                start: 20,
-                finish: 20,
-                procs: 4,
-            },
+            CompletedJob::new(5, 9, 19, 2),
+            CompletedJob::new(5, 5, 6, 1),
+            CompletedJob::new(12, 20, 20, 4),
         ];
         let packed = CompactJobs::pack(&jobs);
         // Submits 5, 5, 12 -> deltas 5, 0, 7; waits 4, 0, 8; runtimes 10, 1, 0.

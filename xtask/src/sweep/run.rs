@@ -11,7 +11,7 @@ use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
 use rayon::prelude::*;
 use schedsim_cli::{
     LoadedWorkload, Overrun as CliOverrun, SimulateArgs, WorkloadSource, completed_jobs,
-    error_line, metrics_config, prepare_workload, read_workload, run_policy,
+    error_line, metrics_config, prepare_workload, read_workload, run_policy_with,
 };
 use schedsim_policies::PolicySpec;
 use schedsim_sim_core::offered_load;
@@ -43,6 +43,10 @@ fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
     args.warmup = spec.warmup;
     args.drain = spec.drain;
     args.load_method = spec.load_method;
+    args.estimates = spec.estimates;
+    args.invoke = spec.invoke;
+    args.event_order = spec.event_order;
+    args.simultaneous_ends = spec.simultaneous_ends;
     match kind {
         WorkloadKind::File {
             path,
@@ -121,18 +125,17 @@ fn run_cell(
     cells_dir: &Path,
 ) -> Result<(), String> {
     let policy: PolicySpec = cell.config.policy.parse().map_err(|e| format!("{e}"))?;
-    let config = metrics_config(
-        &simulate_args(spec, &spec.workloads[cell.workload].kind),
-        loaded.jobs.model().procs,
-    );
-    let run = run_policy(&loaded.jobs, &policy, &config).map_err(|e| error_line(&e))?;
+    let args = simulate_args(spec, &spec.workloads[cell.workload].kind);
+    let config = metrics_config(&args, loaded.jobs.model().procs);
+    let run = run_policy_with(&loaded.jobs, &policy, &config, &args.sim_options())
+        .map_err(|e| error_line(&e))?;
     let jobs = completed_jobs(&loaded.jobs, &run.schedule);
     let result = CellResult {
         hash: cell.hash.clone(),
         config: cell.config.clone(),
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         policy_name: run.name.clone(),
-        load_change: loaded.load_change,
+        load_change: loaded.load_change.clone(),
         offered_load: offered_load(&loaded.workload.records, loaded.jobs.model().procs)
             .map(|l| l.load),
         dropped_jobs: loaded.jobs.normalization().dropped_total(),

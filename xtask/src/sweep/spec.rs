@@ -11,6 +11,10 @@
 //! baseline = "easy"                # differentials: baseline - policy
 //! metrics = ["response.mean", "bounded_slowdown.mean", "utilization"]
 //! queue_load = 0.9                 # queue length over time at this load
+//! estimates = "recorded"           # recorded | exact
+//! invoke = "per-timestamp"         # per-timestamp | per-event
+//! event_order = "ends-first"       # ends-first | arrivals-first
+//! simultaneous_ends = "separate"   # separate | together (per event)
 //!
 //! [[workload]]
 //! name = "kth"
@@ -36,6 +40,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use schedsim_cli::{Ends, Estimates, Invoke, Order};
 use schedsim_policies::{PolicySpec, build_policy};
 
 pub use super::cwf::CwfSettings;
@@ -106,6 +111,14 @@ struct SpecFile {
     overrun: Overrun,
     #[serde(default = "default_granularity")]
     granularity: u32,
+    #[serde(default)]
+    estimates: Estimates,
+    #[serde(default)]
+    invoke: Invoke,
+    #[serde(default)]
+    event_order: Order,
+    #[serde(default)]
+    simultaneous_ends: Ends,
     workload: Vec<WorkloadFile>,
 }
 
@@ -235,6 +248,15 @@ pub struct Spec {
     pub overrun: Overrun,
     /// Allocation granularity.
     pub granularity: u32,
+    /// Where estimates come from (`estimates = "exact"`).
+    pub estimates: Estimates,
+    /// When the policy is called (`invoke = "per-event"`).
+    pub invoke: Invoke,
+    /// The order of simultaneous events (`event_order = "arrivals-first"`).
+    pub event_order: Order,
+    /// Per event: simultaneous ends apart or together
+    /// (`simultaneous_ends = "together"`).
+    pub simultaneous_ends: Ends,
     /// The workloads.
     pub workloads: Vec<WorkloadSpec>,
 }
@@ -494,6 +516,10 @@ impl Spec {
             drain: file.drain,
             overrun: file.overrun,
             granularity: file.granularity,
+            estimates: file.estimates,
+            invoke: file.invoke,
+            event_order: file.event_order,
+            simultaneous_ends: file.simultaneous_ends,
             workloads,
         })
     }
