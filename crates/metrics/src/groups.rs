@@ -4,8 +4,9 @@
 //!
 //! Definitions (the paper's equation numbers):
 //! - resource consumption of user u: `RC_u = sum of p_j * m_j` over u's jobs
-//!   (eq. 2), p_j the actual run time, m_j the job's processors; of all
-//!   users: `RC` (eq. 3);
+//!   (eq. 2), p_j the actual run time ([`CompletedJob::runtime`]: time
+//!   suspended does not count), m_j the job's processors; of all users:
+//!   `RC` (eq. 3);
 //! - user group (Table II) by the share `RC_u / RC`: 1 above 8%, 2 from 2%
 //!   to 8%, 3 from 1% to 2%, 4 from 0.1% to 1%, 5 below 0.1%;
 //! - `AWRT_k = sum p_j m_j (C_j - r_j) / sum p_j m_j` over group k's jobs
@@ -19,41 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// A job for the group metrics: who submitted it and how it ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct UserJob {
-    /// The submitting user (SWF field 12); `None` if unknown.
-    pub user: Option<u32>,
-    /// Submit time r_j, seconds.
-    pub submit: i64,
-    /// Start time, seconds.
-    pub start: i64,
-    /// Completion time C_j, seconds.
-    pub finish: i64,
-    /// Processors m_j.
-    pub procs: u32,
-}
-
-impl UserJob {
-    /// A job of `user` submitted at `submit`, run from `start` to `finish`
-    /// on `procs` processors.
-    pub fn new(user: Option<u32>, submit: i64, start: i64, finish: i64, procs: u32) -> Self {
-        Self {
-            user,
-            submit,
-            start,
-            finish,
-            procs,
-        }
-    }
-
-    /// Its resource consumption p_j * m_j (run time x processors).
-    fn work(&self) -> Option<u64> {
-        let runtime = u64::try_from(self.finish.checked_sub(self.start)?).ok()?;
-        runtime.checked_mul(u64::from(self.procs))
-    }
-}
+use crate::summary::CompletedJob;
 
 /// Why user groups or their metrics could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,7 +37,8 @@ pub enum GroupError {
         /// Its value.
         ppm: u32,
     },
-    /// A job starts before it is submitted or finishes before it starts.
+    /// A job starts before it is submitted, finishes before it starts, or
+    /// was suspended longer than it was between start and finish.
     #[error("job {index} has inconsistent times: submit {submit}, start {start}, finish {finish}")]
     InconsistentJob {
         /// Its position in the input.
@@ -281,18 +249,18 @@ impl UserGroups {
         })
     }
 
-    /// The table from completed jobs (run time = finish - start).
+    /// The table from completed jobs ([`CompletedJob::user`],
+    /// [`CompletedJob::runtime`], [`CompletedJob::procs`]).
     ///
     /// # Errors
-    /// A job that starts before its submission or ends before its start, or
-    /// resource consumption beyond 64 bits.
-    pub fn from_jobs(jobs: &[UserJob], rule: &GroupRule) -> Result<Self, GroupError> {
+    /// A job with inconsistent times, or resource consumption beyond 64
+    /// bits.
+    pub fn from_jobs(jobs: &[CompletedJob], rule: &GroupRule) -> Result<Self, GroupError> {
         for (index, job) in jobs.iter().enumerate() {
             check_job(index, job)?;
         }
         Self::from_work(
-            jobs.iter()
-                .map(|j| (j.user, (j.finish - j.start) as u64, j.procs)),
+            jobs.iter().map(|j| (j.user, j.runtime() as u64, j.procs)),
             rule,
         )
     }
@@ -398,15 +366,15 @@ impl GroupMetrics {
 /// does not depend on the order of the jobs.
 ///
 /// ```
-/// use schedsim_metrics::{GroupRule, UserGroups, UserJob, group_metrics};
+/// use schedsim_metrics::{CompletedJob, GroupRule, UserGroups, group_metrics};
 ///
 /// // User 1: 100 s on 9 processors (work 900, 90% of 1000): group 1.
 /// // User 2: 100 s on 1 processor (work 100, 10%): group 1 as well.
 /// // User 3: 1 s on 1 processor (work 1, 0.0999%): group 5.
 /// let jobs = [
-///     UserJob::new(Some(1), 0, 0, 100, 9),
-///     UserJob::new(Some(2), 0, 100, 200, 1),
-///     UserJob::new(Some(3), 0, 0, 1, 1),
+///     CompletedJob::new(0, 0, 100, 9).with_user(1),
+///     CompletedJob::new(0, 100, 200, 1).with_user(2),
+///     CompletedJob::new(0, 0, 1, 1).with_user(3),
 /// ];
 /// let groups = UserGroups::from_jobs(&jobs, &GroupRule::paper())?;
 /// assert_eq!(groups.group_of(3), Some(5));
@@ -422,7 +390,7 @@ impl GroupMetrics {
 /// No processors, a job with inconsistent times, a user missing from
 /// `groups`, or resource consumption beyond 64 bits.
 pub fn group_metrics(
-    jobs: &[UserJob],
+    jobs: &[CompletedJob],
     groups: &UserGroups,
     machine_procs: u32,
 ) -> Result<GroupMetrics, GroupError> {
@@ -436,7 +404,9 @@ pub fn group_metrics(
     let (mut first_start, mut last_finish) = (i64::MAX, i64::MIN);
     for (index, job) in jobs.iter().enumerate() {
         check_job(index, job)?;
-        let work = job.work().ok_or(GroupError::Overflow { index })?;
+        let work = (job.runtime() as u64)
+            .checked_mul(u64::from(job.procs))
+            .ok_or(GroupError::Overflow { index })?;
         let response = (job.finish - job.submit) as u128;
         let group = match job.user {
             Some(user) => Some(
@@ -481,8 +451,13 @@ pub fn group_metrics(
     })
 }
 
-fn check_job(index: usize, job: &UserJob) -> Result<(), GroupError> {
-    if job.start < job.submit || job.finish < job.start {
+/// A job must not start before its submission nor end before its start,
+/// and its time suspended must fit between start and end.
+fn check_job(index: usize, job: &CompletedJob) -> Result<(), GroupError> {
+    if job.start < job.submit
+        || job.finish < job.start
+        || !(0..=job.finish - job.start).contains(&job.suspended)
+    {
         return Err(GroupError::InconsistentJob {
             index,
             submit: job.submit,
@@ -571,9 +546,9 @@ mod tests {
         // user 2: submit 5, runs 100..120 on 2: work 40, response 115.
         // user 3: submit 50, runs 120..122 on 2: work 4, response 72.
         let jobs = [
-            UserJob::new(Some(1), 0, 10, 100, 4),
-            UserJob::new(Some(2), 5, 100, 120, 2),
-            UserJob::new(Some(3), 50, 120, 122, 2),
+            CompletedJob::new(0, 10, 100, 4).with_user(1),
+            CompletedJob::new(5, 100, 120, 2).with_user(2),
+            CompletedJob::new(50, 120, 122, 2).with_user(3),
         ];
         let table = UserGroups::from_jobs(&jobs, &GroupRule::paper()).unwrap();
         assert_eq!(
@@ -597,14 +572,33 @@ mod tests {
     }
 
     #[test]
+    fn suspended_time_is_not_work() {
+        // Runs 0..100 on 2 processors but suspended 40 s of it: p_j = 60,
+        // work 120 (not 200). Response 100. UTIL = 120 / (2 * (100 - 0)).
+        let jobs = [CompletedJob::new(0, 0, 100, 2)
+            .with_suspended(40, 1)
+            .with_user(1)];
+        let table = UserGroups::from_jobs(&jobs, &GroupRule::paper()).unwrap();
+        assert_eq!(table.total_work(), 120);
+        let m = group_metrics(&jobs, &table, 2).unwrap();
+        assert_eq!((m.groups[0].work, m.awrt_of(1)), (120, Some(100.0)));
+        assert_eq!(m.util, Some(0.6));
+        let bad = [CompletedJob::new(0, 0, 100, 2).with_suspended(101, 1)];
+        assert!(matches!(
+            UserGroups::from_jobs(&bad, &GroupRule::paper()),
+            Err(GroupError::InconsistentJob { index: 0, .. })
+        ));
+    }
+
+    #[test]
     fn awrt_weights_by_work_not_by_job() {
         // Group 1 alone: a 1-processor 1 s job with response 1001 s, and a
         // 10-processor 100 s job with response 100 s. Work 1 and 1000.
         // AWRT = (1 * 1001 + 1000 * 100) / 1001 = 101001 / 1001 = 100.9;
         // the unweighted mean response would be 550.5.
         let jobs = [
-            UserJob::new(Some(1), 0, 1000, 1001, 1),
-            UserJob::new(Some(1), 0, 0, 100, 10),
+            CompletedJob::new(0, 1000, 1001, 1).with_user(1),
+            CompletedJob::new(0, 0, 100, 10).with_user(1),
         ];
         let table = UserGroups::from_jobs(&jobs, &GroupRule::paper()).unwrap();
         let m = group_metrics(&jobs, &table, 10).unwrap();
@@ -613,14 +607,14 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error() {
-        let jobs = [UserJob::new(Some(1), 0, 0, 10, 1)];
+        let jobs = [CompletedJob::new(0, 0, 10, 1).with_user(1)];
         let table = UserGroups::from_jobs(&jobs, &GroupRule::paper()).unwrap();
-        let stranger = [UserJob::new(Some(2), 0, 0, 10, 1)];
+        let stranger = [CompletedJob::new(0, 0, 10, 1).with_user(2)];
         assert_eq!(
             group_metrics(&stranger, &table, 4).unwrap_err().to_string(),
             "job 0 belongs to user 2, who is not in the group table"
         );
-        let backwards = [UserJob::new(Some(1), 5, 4, 10, 1)];
+        let backwards = [CompletedJob::new(5, 4, 10, 1).with_user(1)];
         assert!(matches!(
             UserGroups::from_jobs(&backwards, &GroupRule::paper()),
             Err(GroupError::InconsistentJob { index: 0, .. })
@@ -635,7 +629,7 @@ mod tests {
             Err(GroupError::Overflow { index: 0 })
         );
         // Unknown users count in AWRT and UTIL but in no group.
-        let anonymous = [UserJob::new(None, 0, 0, 10, 1)];
+        let anonymous = [CompletedJob::new(0, 0, 10, 1)];
         let m = group_metrics(&anonymous, &table, 1).unwrap();
         assert_eq!(
             (m.unknown_user_jobs, m.awrt, m.util),

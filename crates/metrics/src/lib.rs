@@ -60,7 +60,7 @@
 //! 2-8%, 1-2%, 0.1-1%, below 0.1%, boundaries in [`GroupRule::paper`]);
 //! [`group_metrics`] gives AWRT per group (eq. 7, weighted by resource
 //! consumption), AWRT (eq. 6) and UTIL from the first start to the last end
-//! (eq. 5) over [`UserJob`]s; an [`Objective`] such as the paper's
+//! (eq. 5) over [`CompletedJob`]s with a user; an [`Objective`] such as the paper's
 //! `10 * AWRT1 + 4 * AWRT2` (eq. 8) is parsed from text and evaluated on them.
 //!
 //! Warm-up and drain: [`MetricsConfig::warmup`] and
@@ -79,8 +79,8 @@ mod summary;
 pub use compare::{CompareConfig, Comparison, Differential, compare};
 pub use dedicated::{DedicatedDelay, SplitMetrics, summarize_split};
 pub use groups::{
-    GroupError, GroupMetrics, GroupRule, GroupShare, GroupStats, Threshold, UserGroups, UserJob,
-    UserShare, group_metrics,
+    GroupError, GroupMetrics, GroupRule, GroupShare, GroupStats, Threshold, UserGroups, UserShare,
+    group_metrics,
 };
 pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
