@@ -70,7 +70,10 @@ fn kth_calibrated_by_easy_lands_on_table_1() {
     // Seeds 0-3 calibrate to adjustments 1.047-1.056 and 166,767-168,262
     // jobs (-0.36% to +0.53% of Table I).
     for (seed, adjustment, jobs) in counts {
-        assert!((1.03..1.08).contains(&adjustment), "seed {seed}: {adjustment}");
+        assert!(
+            (1.03..1.08).contains(&adjustment),
+            "seed {seed}: {adjustment}"
+        );
         let off = jobs as f64 / 167_375.0 - 1.0;
         assert!(off.abs() < 0.01, "seed {seed}: {jobs} jobs ({off:+.4})");
     }
