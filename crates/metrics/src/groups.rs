@@ -20,10 +20,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::summary::CompletedJob;
+use crate::summary::{CompletedJob, MetricsError, check_job};
 
 /// Why user groups or their metrics could not be computed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GroupError {
     /// The thresholds of a [`GroupRule`] are not strictly decreasing shares
@@ -38,18 +38,9 @@ pub enum GroupError {
         ppm: u32,
     },
     /// A job starts before it is submitted, finishes before it starts, or
-    /// was suspended longer than it was between start and finish.
-    #[error("job {index} has inconsistent times: submit {submit}, start {start}, finish {finish}")]
-    InconsistentJob {
-        /// Its position in the input.
-        index: usize,
-        /// Submit time.
-        submit: i64,
-        /// Start time.
-        start: i64,
-        /// Finish time.
-        finish: i64,
-    },
+    /// was suspended longer than it ran ([`MetricsError::InconsistentJob`]).
+    #[error(transparent)]
+    Job(#[from] MetricsError),
     /// A job's user is not in the group table.
     #[error("job {index} belongs to user {user}, who is not in the group table")]
     UnknownUser {
@@ -451,23 +442,6 @@ pub fn group_metrics(
     })
 }
 
-/// A job must not start before its submission nor end before its start,
-/// and its time suspended must fit between start and end.
-fn check_job(index: usize, job: &CompletedJob) -> Result<(), GroupError> {
-    if job.start < job.submit
-        || job.finish < job.start
-        || !(0..=job.finish - job.start).contains(&job.suspended)
-    {
-        return Err(GroupError::InconsistentJob {
-            index,
-            submit: job.submit,
-            start: job.start,
-            finish: job.finish,
-        });
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -586,7 +560,10 @@ mod tests {
         let bad = [CompletedJob::new(0, 0, 100, 2).with_suspended(101, 1)];
         assert!(matches!(
             UserGroups::from_jobs(&bad, &GroupRule::paper()),
-            Err(GroupError::InconsistentJob { index: 0, .. })
+            Err(GroupError::Job(MetricsError::InconsistentJob {
+                index: 0,
+                ..
+            }))
         ));
     }
 
@@ -617,7 +594,10 @@ mod tests {
         let backwards = [CompletedJob::new(5, 4, 10, 1).with_user(1)];
         assert!(matches!(
             UserGroups::from_jobs(&backwards, &GroupRule::paper()),
-            Err(GroupError::InconsistentJob { index: 0, .. })
+            Err(GroupError::Job(MetricsError::InconsistentJob {
+                index: 0,
+                ..
+            }))
         ));
         assert_eq!(
             group_metrics(&jobs, &table, 0),
