@@ -40,6 +40,23 @@ pub enum EventKind {
 }
 
 /// When the simulator calls the policy.
+///
+/// In both modes the policy is called only at a decision point where jobs
+/// wait (in the batch or the dedicated queue) or are suspended, or where a
+/// wake-up fired; the run ends when no event is left, and it is an error
+/// ([`SimError::Stalled`]) if jobs still wait or are suspended then. How
+/// each kind of event is handled:
+///
+/// | event | per timestamp | per event |
+/// |---|---|---|
+/// | job ends (and the release of a suspended job's processors after its suspend overhead) | all of the timestamp, before the call | one call after each end, or after all ends of the second ([`SimultaneousEnds`]) |
+/// | arrivals | all of the timestamp, before the call | one call after each arrival, in input order |
+/// | elastic commands (ET/RT) | after the ends and arrivals of the timestamp; an RT that ends a job ends it then | one call after each command |
+/// | wake-ups, dedicated jobs' requested starts | all wake-ups of the timestamp are one event | the same: one event per timestamp, last of its second |
+/// | a job started with no work | ends at the same timestamp: the policy is called again at that timestamp | its end is the next event of that second (before the second's remaining arrivals under [`EventOrder::EndsFirst`], after them under [`EventOrder::ArrivalsFirst`]) |
+/// | only suspended jobs left | the policy is called at each decision point, so it can resume them | the same |
+///
+/// The order of the kinds at one second is [`EventOrder`]'s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Invocation {
@@ -84,6 +101,24 @@ impl EventOrder {
         match self {
             Self::EndsFirst => "ends-first",
             Self::ArrivalsFirst => "arrivals-first",
+        }
+    }
+
+    /// The kinds in the order they are applied at one timestamp.
+    fn kinds(self) -> [EventKind; 4] {
+        match self {
+            Self::EndsFirst => [
+                EventKind::JobEnd,
+                EventKind::Arrival,
+                EventKind::Command,
+                EventKind::Wakeup,
+            ],
+            Self::ArrivalsFirst => [
+                EventKind::Arrival,
+                EventKind::JobEnd,
+                EventKind::Command,
+                EventKind::Wakeup,
+            ],
         }
     }
 
@@ -519,6 +554,11 @@ pub struct Simulation<'a> {
     /// A wake-up fired at this decision point: the policy is called even
     /// if no job waits (a time-slicing policy suspends running jobs then).
     woken: bool,
+    /// An end entry may have gone stale (a command moved an end, a job was
+    /// suspended or killed): the heap's top must be checked before its time
+    /// is trusted. Never set in runs without commands or suspensions, which
+    /// then pay nothing for it.
+    maybe_stale: bool,
     stats: RunStats,
 }
 
@@ -557,6 +597,7 @@ impl<'a> Simulation<'a> {
             rejected: Vec::new(),
             leaving_queue: Vec::new(),
             woken: false,
+            maybe_stale: false,
             stats: RunStats::default(),
         }
     }
@@ -591,8 +632,17 @@ impl<'a> Simulation<'a> {
     /// decision".
     pub fn advance(&mut self) -> bool {
         loop {
-            self.drop_stale_machine_events();
-            let Some((t, _)) = self.next_event() else {
+            if self.maybe_stale {
+                self.drop_stale_machine_events();
+            }
+            let per_event = self.options.invocation == Invocation::PerEvent;
+            // Per timestamp only the time matters, which is cheaper to find.
+            let next = if per_event {
+                self.next_event()
+            } else {
+                self.next_time().map(|t| (t, EventKind::JobEnd))
+            };
+            let Some((t, kind)) = next else {
                 return false;
             };
             if t != self.now {
@@ -604,18 +654,16 @@ impl<'a> Simulation<'a> {
             self.woken = false;
             match self.options.invocation {
                 Invocation::PerTimestamp => {
-                    while let Some((time, kind)) = self.next_event() {
-                        if time != t {
-                            break;
-                        }
-                        self.apply_event(kind);
-                        self.drop_stale_machine_events();
+                    for kind in self.options.event_order.kinds() {
+                        self.apply_events(t, kind, usize::MAX);
                     }
                 }
                 Invocation::PerEvent => {
-                    if let Some((_, kind)) = self.next_event() {
-                        self.apply_event(kind);
-                    }
+                    let ends = match self.options.simultaneous_ends {
+                        SimultaneousEnds::Separate => 1,
+                        SimultaneousEnds::Together => usize::MAX,
+                    };
+                    self.apply_events(t, kind, ends);
                 }
             }
             let state = &self.state;
@@ -722,6 +770,19 @@ impl<'a> Simulation<'a> {
         })
     }
 
+    /// The next event's time.
+    fn next_time(&self) -> Option<Time> {
+        let end = self.machine_events.peek().map(|Reverse((t, _, _))| *t);
+        let arrival = self
+            .jobs
+            .jobs()
+            .get(self.next_arrival)
+            .map(|job| job.submit);
+        let command = self.jobs.commands().get(self.next_command).map(|c| c.time);
+        let wakeup = self.wakeups.peek().map(|Reverse(t)| *t);
+        [end, arrival, command, wakeup].into_iter().flatten().min()
+    }
+
     /// The next event's time and kind, in [`EventOrder`].
     fn next_event(&self) -> Option<(Time, EventKind)> {
         let order = self.options.event_order;
@@ -749,38 +810,72 @@ impl<'a> Simulation<'a> {
             .min_by_key(|&(t, kind)| (t, order.rank(kind)))
     }
 
-    fn apply_event(&mut self, kind: EventKind) {
-        self.stats.events += 1;
+    /// Applies the events of `kind` at `t`: all of them, or (per event) one
+    /// arrival or command, the wake-ups of `t`, and at most `ends` ends.
+    // Inlined: called four times per timestamp, its frame cost more than its
+    // work on traces where most kinds have no event at a given second.
+    #[inline(always)]
+    fn apply_events(&mut self, t: Time, kind: EventKind, ends: usize) {
+        let per_event = self.options.invocation == Invocation::PerEvent;
         match kind {
-            EventKind::JobEnd => loop {
-                let Some(Reverse((t, _, id))) = self.machine_events.pop() else {
-                    return;
-                };
-                if self.state.run(id).state == JobState::Suspending {
-                    self.release(id);
-                } else {
-                    self.finish_job(id, t);
-                }
-                if self.options.simultaneous_ends == SimultaneousEnds::Separate {
-                    return;
-                }
-                // Together: every end of this instant is one event.
-                self.drop_stale_machine_events();
-                if !matches!(self.machine_events.peek(), Some(Reverse((next, _, _))) if *next == t)
+            EventKind::JobEnd => self.end_jobs_at(t, ends),
+            EventKind::Arrival => {
+                while self
+                    .jobs
+                    .jobs()
+                    .get(self.next_arrival)
+                    .map(|job| job.submit)
+                    == Some(t)
                 {
-                    return;
+                    self.arrive();
+                    if per_event {
+                        break;
+                    }
                 }
-                self.stats.events += 1;
-            },
-            EventKind::Arrival => self.arrive(),
-            EventKind::Command => self.apply_command(),
-            EventKind::Wakeup => {
-                let t = self.now;
-                while self.wakeups.peek() == Some(&Reverse(t)) {
-                    self.wakeups.pop();
-                }
-                self.woken = true;
             }
+            EventKind::Command => {
+                while self.jobs.commands().get(self.next_command).map(|c| c.time) == Some(t) {
+                    self.apply_command();
+                    if per_event {
+                        break;
+                    }
+                }
+            }
+            EventKind::Wakeup => {
+                if self.wakeups.peek() == Some(&Reverse(t)) {
+                    while self.wakeups.peek() == Some(&Reverse(t)) {
+                        self.wakeups.pop();
+                    }
+                    self.stats.events += 1;
+                    self.woken = true;
+                }
+            }
+        }
+    }
+
+    /// Ends (or releases after a suspend overhead) at most `limit` jobs
+    /// whose end is `t`, skipping stale entries.
+    fn end_jobs_at(&mut self, t: Time, limit: usize) {
+        let mut applied = 0;
+        while applied < limit {
+            let Some(&Reverse((time, sequence, id))) = self.machine_events.peek() else {
+                break;
+            };
+            if time != t {
+                break;
+            }
+            self.machine_events.pop();
+            let run = self.state.run(id);
+            if run.end != t || run.sequence != sequence {
+                continue;
+            }
+            match run.state {
+                JobState::Running => self.finish_job(id, t),
+                JobState::Suspending => self.release(id),
+                _ => continue,
+            }
+            self.stats.events += 1;
+            applied += 1;
         }
     }
 
@@ -803,6 +898,7 @@ impl<'a> Simulation<'a> {
     fn arrive(&mut self) {
         let id = JobId(self.next_arrival as u32);
         self.next_arrival += 1;
+        self.stats.events += 1;
         let job = self.jobs.job(id);
         self.state.runs[id.index()].state = JobState::Waiting;
         match job.requested_start {
@@ -831,8 +927,12 @@ impl<'a> Simulation<'a> {
 
     /// The job's work: its recorded runtime plus its time extensions.
     fn work(&self, id: JobId) -> Time {
+        let work = self.jobs.work(id);
+        if self.commands.is_empty() {
+            return work;
+        }
         let extended = self.commands.get(&id).map_or(0, |c| c.extended);
-        self.jobs.work(id).saturating_add(extended)
+        work.saturating_add(extended)
     }
 
     /// When a job that makes progress from `progress_from` on ends: after
@@ -861,6 +961,7 @@ impl<'a> Simulation<'a> {
     fn apply_command(&mut self) {
         let command = self.jobs.commands()[self.next_command];
         self.next_command += 1;
+        self.stats.events += 1;
         let (extend, reduce) = match command.change {
             Change::ExtendTime(seconds) => (seconds, 0),
             Change::ReduceTime(seconds) => (0, seconds),
@@ -883,6 +984,8 @@ impl<'a> Simulation<'a> {
             return;
         }
         self.stats.commands_applied += 1;
+        // A running or suspended job's end entry may be superseded.
+        self.maybe_stale = true;
         let totals = self.commands.entry(id).or_default();
         totals.extended = totals.extended.saturating_add(extend);
         totals.reduced = totals.reduced.saturating_add(reduce);
@@ -993,7 +1096,11 @@ impl<'a> Simulation<'a> {
 
     /// How a job that made `run_time` seconds of progress ended.
     fn classify(&self, id: JobId, run_time: Time) -> FinalState {
-        let totals = self.commands.get(&id).copied().unwrap_or_default();
+        let totals = if self.commands.is_empty() {
+            CommandTotals::default()
+        } else {
+            self.commands.get(&id).copied().unwrap_or_default()
+        };
         if totals.ended_by_command {
             return FinalState::CompletedKilled;
         }
@@ -1155,6 +1262,7 @@ impl<'a> Simulation<'a> {
             return Err(self.refuse(id, "only a running job can be suspended"));
         }
         let now = self.now;
+        self.maybe_stale = true;
         if self.state.run(id).progress_from > now {
             return Err(self.refuse(
                 id,

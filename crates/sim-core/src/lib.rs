@@ -61,6 +61,34 @@
 //! opts in through [`Policy::capabilities`]; otherwise dedicated jobs are
 //! scheduled as batch jobs and commands are ignored, both counted in
 //! [`RunStats`].
+//!
+//! ## The job lifecycle
+//!
+//! A job arrives, waits, and then either runs or is rejected
+//! ([`Decisions::reject`]: admission control, as in QoPS). A running job
+//! can be suspended ([`Decisions::suspend`]) and resumed
+//! ([`Decisions::resume`]) on exactly the processors it had, paying a
+//! [`SwitchOverhead`] each way (time sharing, as in SCOJO-PECT); a job can
+//! also be started on processors the policy names ([`Decisions::start_on`]).
+//! [`JobState`] names every state; the [`View`] shows which processors are
+//! free and which a suspended job needs. A job's estimate counts run time,
+//! not wall time, and elastic commands change both its kill-by time and its
+//! work (see [`simulate_with`]'s docs). The [`Schedule`] keeps each job's run
+//! [`Segment`]s and its Batsim [`FinalState`].
+//!
+//! Jobs carry their workload attributes (user, group, executable, queue,
+//! partition) and an optional [`Deadline`] held relative to the submit
+//! time, read from a side file ([`Deadlines`]) so SWF and CWF stay
+//! standard.
+//!
+//! ## Driving the loop yourself
+//!
+//! [`simulate`] and [`simulate_with`] run a [`Policy`] to the end. A driver
+//! outside Rust's trait (a Python policy, a reinforcement-learning
+//! environment) uses [`Simulation`]: advance to the next decision point,
+//! look at the view, apply decisions. [`SimOptions`] choose when the policy
+//! is called ([`Invocation`]: once per timestamp, or after every event as
+//! the LOS thesis and pyss do) and how simultaneous events are ordered.
 #![warn(missing_docs)]
 
 mod deadline;

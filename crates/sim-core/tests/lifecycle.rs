@@ -613,3 +613,48 @@ fn the_steppable_engine_is_the_simulate_loop() {
         Err(SimError::RunNotOver { .. })
     ));
 }
+
+#[test]
+fn a_duplicated_job_keeps_its_user_and_deadline() {
+    use schedsim_sim_core::{Deadline, DeadlineKind, Deadlines, LoadMethod, change_load};
+    use workload_format::Record;
+    // Ten jobs of user 7 (job numbers 1-10), each 1 processor for 10 s,
+    // submitted 10 s apart on a 1-processor machine: load 100 / 90.
+    let records: Vec<Record> = (1..=10)
+        .map(|n| Record {
+            submit_time: Some(10 * (n - 1)),
+            run_time: Some(10),
+            requested_processors: Some(1),
+            requested_time: Some(10),
+            user_id: Some(7),
+            ..Record::unknown(n)
+        })
+        .collect();
+    let mut deadlines = Deadlines::new();
+    for n in 1..=10 {
+        deadlines.insert(n, Deadline::new(100 + n as Time, DeadlineKind::User));
+    }
+    // Raise the load by half: round(0.5 x 10) = 5 duplicates, numbered 11-15.
+    let (changed, change) =
+        change_load(&records, 1, 1.5 * 100.0 / 90.0, LoadMethod::Duplicate, 3).unwrap();
+    assert_eq!(change.duplicates.len(), 5);
+    deadlines.extend_to_duplicates(&change.duplicates);
+    let jobs = JobSet::from_records(&changed, &JobModel::new(1))
+        .unwrap()
+        .with_deadlines(&deadlines)
+        .unwrap();
+    assert_eq!(jobs.normalization().deadlines, 15);
+    for &(copy, original) in &change.duplicates {
+        let job = jobs.jobs().iter().find(|j| j.number == copy).unwrap();
+        // The copy's relative deadline is its original's, 100 + number.
+        assert_eq!(
+            job.deadline(),
+            Some(Deadline::new(100 + original as Time, DeadlineKind::User))
+        );
+        assert_eq!(job.user(), Some(7));
+        assert_eq!(
+            job.absolute_deadline(),
+            Some(job.submit + 100 + original as Time)
+        );
+    }
+}
