@@ -54,6 +54,15 @@
 //!   number of jobs delayed, next to the metrics of the batch and the
 //!   dedicated jobs apart.
 //!
+//! User groups (Franke, Lepping and Schwiegelshohn, CI-Sched 2007, section
+//! IV): [`UserGroups`] puts each user in a group by its share of the total
+//! resource consumption (sum of run time x processors; Table II: above 8%,
+//! 2-8%, 1-2%, 0.1-1%, below 0.1%, boundaries in [`GroupRule::paper`]);
+//! [`group_metrics`] gives AWRT per group (eq. 7, weighted by resource
+//! consumption), AWRT (eq. 6) and UTIL from the first start to the last end
+//! (eq. 5) over [`CompletedJob`]s with a user; an [`Objective`] such as the paper's
+//! `10 * AWRT1 + 4 * AWRT2` (eq. 8) is parsed from text and evaluated on them.
+//!
 //! Warm-up and drain: [`MetricsConfig::warmup`] and
 //! [`MetricsConfig::drain`] exclude the first and last fractions of jobs (in
 //! submit order) from the per-job statistics (wait, response, slowdowns,
@@ -63,10 +72,17 @@
 
 mod compare;
 mod dedicated;
+mod groups;
+mod objective;
 mod summary;
 
 pub use compare::{CompareConfig, Comparison, Differential, compare};
 pub use dedicated::{DedicatedDelay, SplitMetrics, summarize_split};
+pub use groups::{
+    GroupError, GroupMetrics, GroupRule, GroupShare, GroupStats, Threshold, UserGroups, UserShare,
+    group_metrics,
+};
+pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
     ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength, RunMetrics,
     RuntimeClass, SizeClass, Summary, SuspensionStats, job_metrics, summarize,

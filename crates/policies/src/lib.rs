@@ -101,6 +101,16 @@
 //! assert_eq!(simulate(&jobs, &mut delayed)?.starts(), [100, 0, 0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Greedy with trained sorting criteria (building blocks)
+//!
+//! The sorting criteria f1-f4 of Franke, Lepping and Schwiegelshohn
+//! ("Greedy scheduling with complex objectives", section III-A) are
+//! [`SortingCriterion`]s over [`GreedyJob`]s (user group, submission,
+//! estimate, size), one per [`Situation`] in a [`GreedyParameters`] file;
+//! [`GreedyQueue`] gives the top job quickly. The policy itself (Greedy
+//! without backfilling, re-sorted at every submission and completion) is
+//! not registered yet.
 #![warn(missing_docs)]
 
 mod backfill;
@@ -108,6 +118,7 @@ mod dedicated;
 mod delayed_los;
 mod elastic;
 mod error;
+mod greedy;
 mod los;
 mod order;
 mod pack;
@@ -121,6 +132,10 @@ pub use dedicated::{EasyD, LosD};
 pub use delayed_los::{DEFAULT_SKIP_THRESHOLD, DelayedLos, DelayedLosConfig, HybridLos};
 pub use elastic::Elastic;
 pub use error::SpecError;
+pub use greedy::{
+    Criterion, CriterionParams, GreedyError, GreedyJob, GreedyParameters, GreedyQueue, Situation,
+    SortingCriterion, USER_GROUPS,
+};
 pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 pub use order::QueueOrder;
 pub use shadow::{Shadow, Starts, shadow};

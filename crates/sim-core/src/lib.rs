@@ -99,6 +99,7 @@ mod job;
 mod load;
 mod machine;
 mod policy;
+mod scale_machine;
 mod state;
 
 pub use deadline::{DEADLINES_HEADER, DeadlineFileError, Deadlines};
@@ -114,6 +115,10 @@ pub use job::{
 pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
 pub use policy::{Action, Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
+pub use scale_machine::{
+    Calibration, CalibrationError, MachineScaling, ScaleError, ScaleReport, calibrate_adjustment,
+    scale_machine,
+};
 pub use state::JobState;
 
 /// Simulated time: integer seconds since the workload's start.
