@@ -173,6 +173,17 @@ fn check_same_workload(a: &RunDir, b: &RunDir) -> Result<(), CompareError> {
             )));
         }
     }
+    for run in [a, b] {
+        if !run.rejected.is_empty() {
+            return Err(differ(format!(
+                "{} rejected {} jobs (e.g. job {}); a job-by-job comparison needs both runs to \
+                 have run the same jobs",
+                run.dir.display(),
+                run.rejected.len(),
+                run.rejected[0]
+            )));
+        }
+    }
     if a.jobs.len() != b.jobs.len() {
         return Err(differ(format!(
             "{} jobs vs {} jobs",

@@ -58,10 +58,11 @@ pub use plot_command::{
 pub use run_dir::{RunDir, RunDirError, RunJob};
 pub use simulate::{
     BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
-    Ends, Estimates, Invoke, LoadedWorkload, Order, Overrun, PolicyRun, SimulateArgs,
-    SimulateError, SimulateOutcome, WorkloadSource, builtin_params, completed_jobs, jobs_csv,
-    list_policies, load_workload, metrics_config, prepare_workload, read_workload, run_policy,
-    run_policy_with, segments_csv, simulate, write_run,
+    Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order, Overrun, PolicyRun,
+    SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
+    builtin_params, completed_jobs, jobs_csv, list_policies, load_workload, metrics_config,
+    prepare_workload, read_workload, run_policy, run_policy_with, run_warnings, segments_csv,
+    simulate, write_run,
 };
 pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
 pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};

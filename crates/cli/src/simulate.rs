@@ -3,12 +3,20 @@
 //!
 //! Output per policy in `DIR/POLICY/` (POLICY is the spec with `:` and `,`
 //! turned into `_`):
-//! - `jobs.csv`: one row per simulated job in arrival order, with the
-//!   columns of Batsim's jobs.csv that evalys reads (`job_id`,
-//!   `submission_time`, `requested_number_of_resources`, `requested_time`,
-//!   `success`, `final_state`, `starting_time`, `execution_time`,
-//!   `finish_time`, `waiting_time`, `turnaround_time`, `stretch`,
-//!   `allocated_resources`) plus `bounded_slowdown`. `final_state` is
+//! - `jobs.csv`: one row per simulated job in arrival order, with every
+//!   column of Batsim's jobs.csv, in its order (`job_id`, `workload_name`,
+//!   `profile`, `submission_time`, `requested_number_of_resources`,
+//!   `requested_time`, `success`, `final_state`, `starting_time`,
+//!   `execution_time`, `finish_time`, `waiting_time`, `turnaround_time`,
+//!   `stretch`, `allocated_resources`, `consumed_energy`, `metadata`), plus
+//!   `bounded_slowdown`. `workload_name` is the workload file's name without
+//!   its extensions (`builtin` for the built-in workload), so evalys names a
+//!   job `workload_name!job_id`; `profile` is `delay` (every job holds its
+//!   processors for a time, Batsim's delay profile); `consumed_energy` is
+//!   -1 (no energy model, as Batsim writes it); `metadata` is empty. Times
+//!   are seconds from the log's time 0; summary.json gives the log's
+//!   `unix_start_time` and time zone, which evalys's `plot_load` and
+//!   `plot_free_resources` take to show dates. `final_state` is
 //!   Batsim's: `COMPLETED_SUCCESSFULLY`, `COMPLETED_WALLTIME_REACHED`
 //!   (killed at its estimate), `COMPLETED_KILLED` (ended by an RT command)
 //!   or `REJECTED` (never ran: its times and allocation are empty, its
@@ -22,13 +30,22 @@
 //!   `segment` from 0, `start`, `end`, `allocated_resources`), each from a
 //!   start or resumption to an end or suspension, switch overheads
 //!   included.
-//! - `schedule.swf`: the input records in input order with wait time
-//!   (field 3), run time (field 4) and allocated processors (field 5) as
-//!   simulated; records dropped in lenient mode are left out (the header
-//!   says how many); CWF command lines are kept.
+//! - `schedule.swf`: the input records (after `--load`) in input order
+//!   with wait time (field 3), run time (field 4), allocated processors
+//!   (field 5) and status (field 11: 1 completed, 0 killed at its estimate
+//!   or by a command, 5 rejected, with no wait, run time or processors) as
+//!   simulated; records dropped in lenient mode are left out; CWF command
+//!   lines are kept. The header's MaxJobs and MaxRecords count this file's
+//!   jobs and records, and a note says which fields are as simulated, what
+//!   was left out and how the load was changed.
 //! - `summary.json`: the run metrics, the normalization counts, the full
-//!   configuration, the tool version and the input's SHA-256. It holds no
-//!   timing, so two runs write byte-identical files. For a workload with
+//!   configuration, the tool version and the input's SHA-256, and
+//!   `warnings`: more than 5% of the jobs killed at their estimate (name
+//!   `--overrun extend`), or a machine saturated (utilization under 90% of
+//!   the offered load of the same jobs: the run outlasted the arrivals, and
+//!   the metrics then depend on the trace's length). The warnings are
+//!   printed too. It holds no timing, so two runs write byte-identical
+//!   files. For a workload with
 //!   dedicated jobs (CWF requested start times) it adds `split`: the batch
 //!   and the dedicated jobs' metrics apart and the dedicated jobs' delays
 //!   (see `schedsim_metrics::summarize_split`).
@@ -575,6 +592,48 @@ pub struct PolicyRun {
     pub split: Option<SplitMetrics>,
     /// Wall-clock time of the simulation (not written to files).
     pub elapsed: Duration,
+    /// What a user should know about this run (see [`run_warnings`]).
+    pub warnings: Vec<String>,
+}
+
+/// Share of the jobs killed at their estimate above which a run warns.
+pub const KILLED_WARNING_SHARE: f64 = 0.05;
+/// A run warns of saturation when its utilization is below this share of
+/// the offered load of the same jobs.
+pub const SATURATION_WARNING_RATIO: f64 = 0.9;
+
+/// Warnings about a run: many jobs killed at their estimate (more than
+/// [`KILLED_WARNING_SHARE`] of those that ran), or a saturated machine
+/// (utilization below [`SATURATION_WARNING_RATIO`] times the offered load:
+/// the run lasted well past the last arrival, so the metrics depend on the
+/// trace's length).
+pub fn run_warnings(jobs: &JobSet, schedule: &Schedule, metrics: &RunMetrics) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let ran = (0..jobs.len())
+        .filter(|&i| schedule.final_state(JobId(i as u32)).ran())
+        .count();
+    let killed = (0..jobs.len())
+        .filter(|&i| schedule.final_state(JobId(i as u32)) == FinalState::CompletedWalltimeReached)
+        .count();
+    if ran > 0 && killed as f64 > KILLED_WARNING_SHARE * ran as f64 {
+        warnings.push(format!(
+            "{killed} of {ran} jobs ({:.1}%) ran past their estimate and were killed at it, \
+             so part of the recorded work was not simulated; `--overrun extend` lets them run \
+             their recorded runtime",
+            100.0 * killed as f64 / ran as f64
+        ));
+    }
+    if let Some(offered) = metrics.offered_load
+        && metrics.utilization < SATURATION_WARNING_RATIO * offered
+    {
+        warnings.push(format!(
+            "the machine is saturated: utilization {:.3} against an offered load of {offered:.3} \
+             for the same jobs; the queue outlasted the arrivals, so waits and slowdowns grow \
+             with the trace's length",
+            metrics.utilization
+        ));
+    }
+    warnings
 }
 
 /// The metrics settings of a simulate call.
@@ -660,6 +719,7 @@ pub fn run_policy_with(
     } else {
         None
     };
+    let warnings = run_warnings(jobs, &schedule, &metrics);
     Ok(PolicyRun {
         spec: spec.clone(),
         name: policy.name().to_owned(),
@@ -667,6 +727,7 @@ pub fn run_policy_with(
         metrics,
         split,
         elapsed,
+        warnings,
     })
 }
 
@@ -750,6 +811,14 @@ struct RunSummary<'a> {
     /// What the simulator counted (commands applied or ignored, dedicated
     /// jobs run as batch jobs, ...).
     run_stats: &'a schedsim_sim_core::RunStats,
+    /// See [`run_warnings`].
+    warnings: &'a [String],
+    /// The log's time 0 in seconds since the Unix epoch and its time zone
+    /// (SWF header), for tools that show dates (evalys's `UnixStartTime`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unix_start_time: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_zone: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -847,6 +916,9 @@ pub fn write_run(
         metrics: &run.metrics,
         split: run.split.as_ref(),
         run_stats: run.schedule.stats(),
+        warnings: &run.warnings,
+        unix_start_time: loaded.workload.header.unix_start_time(),
+        time_zone: loaded.workload.header.time_zone_string(),
     };
     let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
         path: path.clone(),
@@ -860,16 +932,18 @@ pub fn write_run(
 /// jobs.csv in Batsim's layout (see the module docs).
 pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> String {
     let mut csv = String::from(
-        "job_id,submission_time,requested_number_of_resources,requested_time,success,\
-         final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,\
-         stretch,allocated_resources,bounded_slowdown\n",
+        "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
+         requested_time,success,final_state,starting_time,execution_time,finish_time,\
+         waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata,\
+         bounded_slowdown\n",
     );
+    let workload_name = workload_name(&loaded.source);
     for (index, job) in loaded.jobs.jobs().iter().enumerate() {
         let id = JobId(index as u32);
         let state = schedule.final_state(id);
         let _ = write!(
             csv,
-            "{},{},{},{},{},{},",
+            "{},{workload_name},delay,{},{},{},{},{},",
             job.number,
             job.submit,
             job.requested_size,
@@ -879,7 +953,7 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
         );
         if !state.ran() {
             // Never ran: no times, no allocation, no metrics.
-            csv.push_str(",,,,,,,\n");
+            csv.push_str(",,,,,,,-1,,\n");
             continue;
         }
         let (start, finish) = (schedule.start(id), schedule.end(id));
@@ -895,9 +969,44 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
             metrics.slowdown,
         );
         push_allocation(&mut csv, schedule, id);
-        let _ = writeln!(csv, ",{}", metrics.bounded_slowdown);
+        let _ = writeln!(csv, ",-1,,{}", metrics.bounded_slowdown);
     }
     csv
+}
+
+/// jobs.csv's `workload_name`: the workload file's name without its
+/// extensions, with the characters CSV and evalys give a meaning (`,`, `!`,
+/// quotes, whitespace) replaced by `_`.
+fn workload_name(source: &WorkloadSource) -> String {
+    let name = match source {
+        WorkloadSource::File { path, .. } => {
+            let file = path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let mut stem = file.as_str();
+            for extension in [".gz", ".swf", ".cwf", ".json", ".jsonl"] {
+                stem = stem.strip_suffix(extension).unwrap_or(stem);
+            }
+            stem.to_owned()
+        }
+        WorkloadSource::Builtin { .. } => "builtin".to_owned(),
+        WorkloadSource::Cwf { .. } => "cwf".to_owned(),
+    };
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c == ',' || c == '!' || c == '"' || c.is_whitespace() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        "w0".to_owned()
+    } else {
+        clean
+    }
 }
 
 /// `allocated_resources`: the job's processor ranges, space-separated.
@@ -954,10 +1063,16 @@ fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Worklo
                 let job = loaded.jobs.job(id);
                 let (start, end) = (run.schedule.start(id), run.schedule.end(id));
                 let as_field = |value: i64| u64::try_from(value).ok();
+                let status = match run.schedule.final_state(id) {
+                    FinalState::CompletedSuccessfully => JobStatus::Completed,
+                    // Killed at its estimate or by a command: SWF's "failed".
+                    _ => JobStatus::Failed,
+                };
                 out.push(Record {
                     wait_time: as_field(start - job.submit),
                     run_time: as_field(end - start),
                     allocated_processors: Some(u64::from(job.size)),
+                    status: Some(status),
                     ..record.clone()
                 });
             }
@@ -967,9 +1082,30 @@ fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Worklo
     }
     let mut header = loaded.workload.header.clone();
     let dropped = loaded.jobs.normalization().dropped_total();
+    let jobs = out.iter().filter(|record| !record.is_command()).count();
+    // The counts of this file, not of the log it came from.
+    header.set("MaxJobs", jobs)?;
+    header.set("MaxRecords", out.len())?;
+    let load = match &loaded.load_change {
+        None => String::new(),
+        Some(change) => format!(
+            "; the offered load was changed from {:.4} to {:.4} by {} ({})",
+            change.original_load,
+            change.achieved_load,
+            change.method,
+            match change.method {
+                LoadMethod::Scale => "field 2 and CWF field 19 multiplied by the same factor",
+                LoadMethod::Duplicate =>
+                    "copies of random jobs added with new job numbers and field 2",
+                LoadMethod::Expand => "fields 4 and 9 of random jobs multiplied",
+            }
+        ),
+    };
     header.push_text(&format!(
         "schedsim {}: simulated with policy {} on {} processors (granularity {}); \
-         fields 3, 4 and 5 are as simulated; {dropped} jobs that could not be simulated are left out",
+         fields 3 (wait), 4 (run time), 5 (allocated processors) and 11 (status: 1 completed, \
+         0 killed, 5 rejected) are as simulated; {dropped} jobs that could not be simulated \
+         are left out{load}",
         env!("CARGO_PKG_VERSION"),
         run.name,
         loaded.jobs.model().procs,
@@ -1092,9 +1228,12 @@ fn report(
     Ok(())
 }
 
-/// Rejections and suspensions, for the runs that had any.
+/// Rejections, suspensions and warnings, for the runs that had any.
 fn report_lifecycle(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
     for run in runs {
+        for warning in &run.warnings {
+            writeln!(out, "warning: {}: {warning}", run.spec)?;
+        }
         let stats = run.schedule.stats();
         if stats.rejected_jobs > 0 {
             writeln!(
@@ -1236,13 +1375,32 @@ mod tests {
         // running), response 70 / runtime 50 held = stretch 1.4.
         assert_eq!(
             rows[1],
-            "1,0,4,50,1,COMPLETED_SUCCESSFULLY,0,70,70,0,70,1.4,0-3,1.4"
+            "1,test,delay,0,4,50,1,COMPLETED_SUCCESSFULLY,0,70,70,0,70,1.4,0-3,-1,,1.4"
         );
-        assert_eq!(rows[2], "3,5,1,10,0,REJECTED,,,,,,,,");
+        assert_eq!(rows[2], "3,test,delay,5,1,10,0,REJECTED,,,,,,,,-1,,");
         assert_eq!(
             rows[3],
-            "2,10,2,20,1,COMPLETED_SUCCESSFULLY,70,20,90,60,80,4,0-1,4"
+            "2,test,delay,10,2,20,1,COMPLETED_SUCCESSFULLY,70,20,90,60,80,4,0-1,-1,,4"
         );
+        // schedule.swf: job 3 rejected (status 5, no wait, run time or
+        // processors); job 1 completed (status 1) with its 70 s of wall time.
+        let run = PolicyRun {
+            spec: "fcfs".parse().unwrap(),
+            name: "lifecycle".to_owned(),
+            metrics: summarize(
+                &completed_jobs(&loaded.jobs, &schedule),
+                &MetricsConfig::new(4),
+            )
+            .unwrap(),
+            schedule: schedule.clone(),
+            split: None,
+            elapsed: Duration::ZERO,
+            warnings: Vec::new(),
+        };
+        let swf = workload_to_string(&simulated_workload(&loaded, &run).unwrap()).unwrap();
+        assert!(swf.contains("; MaxJobs: 3\n; MaxRecords: 3\n"), "{swf}");
+        assert!(swf.contains("\n3 5 -1 -1 -1 -1 -1 1 10 -1 5 "), "{swf}");
+        assert!(swf.contains("\n1 0 0 70 4 -1 -1 4 50 -1 1 "), "{swf}");
         assert_eq!(
             segments_csv(&loaded, &schedule),
             "job_id,job_index,segment,start,end,allocated_resources\n\
@@ -1252,5 +1410,55 @@ mod tests {
         let completed = completed_jobs(&loaded.jobs, &schedule);
         assert_eq!(completed.len(), 2);
         assert_eq!((completed[0].suspended, completed[0].suspensions), (20, 1));
+    }
+
+    /// `count` jobs of 1 processor submitted `gap` seconds apart, each
+    /// working `work` s with estimate `estimate`, under FCFS on 1 processor.
+    fn warnings_of(count: u64, gap: u64, work: u64, estimate: u64) -> Vec<String> {
+        let records: Vec<Record> = (0..count)
+            .map(|n| Record {
+                requested_time: Some(estimate),
+                ..record(n + 1, n * gap, 1, work)
+            })
+            .collect();
+        let mut header = workload_format::Header::new();
+        header.add("MaxProcs", "1").unwrap();
+        let mut args = SimulateArgs::new();
+        args.workload = Some(PathBuf::from("w.swf"));
+        let source = WorkloadSource::File {
+            path: PathBuf::from("w.swf"),
+            sha256: String::new(),
+        };
+        let loaded = prepare_workload(&args, source, Workload::new(header, records), None).unwrap();
+        let run = run_policy(
+            &loaded.jobs,
+            &"fcfs".parse().unwrap(),
+            &MetricsConfig::new(1),
+        )
+        .unwrap();
+        run.warnings
+    }
+
+    #[test]
+    fn warnings_for_killed_jobs_and_saturation() {
+        // 10 jobs of 10 s, 20 s apart: offered load 100 / (1 x 180) = 0.556,
+        // utilization 100 / (1 x 190) = 0.526 >= 0.9 x 0.556: no warning.
+        assert!(warnings_of(10, 20, 10, 10).is_empty());
+        // 5 s apart: offered load 100 / 45 = 2.22, utilization 100 / 100 =
+        // 1.0 < 0.9 x 2.22: saturated.
+        let saturated = warnings_of(10, 5, 10, 10);
+        assert_eq!(saturated.len(), 1);
+        assert!(saturated[0].starts_with(
+            "the machine is saturated: utilization 1.000 against an offered load of 2.222"
+        ));
+        // Work 20 s, estimate 10 s: every job killed at its estimate (100% >
+        // 5%); 40 s apart, not saturated.
+        let killed = warnings_of(10, 40, 20, 10);
+        assert_eq!(killed.len(), 1);
+        assert!(
+            killed[0].starts_with("10 of 10 jobs (100.0%) ran past their estimate"),
+            "{killed:?}"
+        );
+        assert!(killed[0].contains("--overrun extend"));
     }
 }

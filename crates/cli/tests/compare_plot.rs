@@ -82,7 +82,7 @@ fn load_scaling_is_recorded_in_summary_json() {
     let submits: Vec<&str> = jobs
         .lines()
         .skip(1)
-        .map(|l| l.split(',').nth(1).unwrap())
+        .map(|l| l.split(',').nth(3).unwrap())
         .collect();
     assert_eq!(submits, ["0", "10", "20"]);
     // Duplication below the current load is refused with the reason.

@@ -67,32 +67,33 @@ fn writes_jobs_csv_schedule_and_summary_per_policy() {
     let rows: Vec<&str> = easy.lines().collect();
     assert_eq!(
         rows[0],
-        "job_id,submission_time,requested_number_of_resources,requested_time,success,\
-         final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,\
-         stretch,allocated_resources,bounded_slowdown"
+        "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
+         requested_time,success,final_state,starting_time,execution_time,finish_time,\
+         waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata,\
+         bounded_slowdown"
     );
     // Job 1: 0..100 on 0-1. Job 2: waits 95 s, 100..200 on 0-3, turnaround
     // 195, stretch 1.95, bounded slowdown 195 / max(100, 10) = 1.95.
     // Job 3: backfilled at 10 on 2-3, 10..60, no wait.
     assert_eq!(
         rows[1],
-        "1,0,2,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-1,1"
+        "1,tiny,delay,0,2,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0-1,-1,,1"
     );
     assert_eq!(
         rows[2],
-        "2,5,4,100,1,COMPLETED_SUCCESSFULLY,100,100,200,95,195,1.95,0-3,1.95"
+        "2,tiny,delay,5,4,100,1,COMPLETED_SUCCESSFULLY,100,100,200,95,195,1.95,0-3,-1,,1.95"
     );
     assert_eq!(
         rows[3],
-        "3,10,2,60,1,COMPLETED_SUCCESSFULLY,10,50,60,0,50,1,2-3,1"
+        "3,tiny,delay,10,2,60,1,COMPLETED_SUCCESSFULLY,10,50,60,0,50,1,2-3,-1,,1"
     );
 
     let fcfs = std::fs::read_to_string(out.join("fcfs/jobs.csv")).unwrap();
     // FCFS: job 3 waits until job 2 ends at 200: wait 190, turnaround 240,
     // bounded slowdown 240 / max(50, 10) = 4.8.
     assert!(
-        fcfs.lines()
-            .any(|l| l == "3,10,2,60,1,COMPLETED_SUCCESSFULLY,200,50,250,190,240,4.8,0-1,4.8"),
+        fcfs.lines().any(|l| l
+            == "3,tiny,delay,10,2,60,1,COMPLETED_SUCCESSFULLY,200,50,250,190,240,4.8,0-1,-1,,4.8"),
         "{fcfs}"
     );
 
@@ -245,7 +246,10 @@ fn estimates_deadlines_and_invocation_options() {
     assert_eq!(summary["normalization"]["deadlines_unmatched"], 1);
     // Exact estimates: job 3's requested time 60 becomes its runtime, 50.
     let jobs = std::fs::read_to_string(out.join("easy/jobs.csv")).unwrap();
-    assert!(jobs.lines().any(|l| l.starts_with("3,10,2,50,")), "{jobs}");
+    assert!(
+        jobs.lines().any(|l| l.starts_with("3,tiny,delay,10,2,50,")),
+        "{jobs}"
+    );
 
     // A repeated job number in the deadline file names both lines.
     std::fs::write(

@@ -69,7 +69,10 @@ fn batch_and_dedicated_jobs_are_reported_apart() {
         report.contains("easy: 2 dedicated jobs run as batch jobs (requested starts ignored)"),
         "{report}"
     );
-    assert!(!report.contains("easy-d: "), "{report}");
+    assert!(
+        !report.lines().any(|l| l.starts_with("easy-d: ")),
+        "{report}"
+    );
 
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("easy-d/summary.json")).unwrap())
@@ -141,7 +144,7 @@ fn the_per_job_command_limit_is_an_option() {
     // kill-by time, 50 + 20 + 30 = 100, and its work, 100 + 20 + 30 = 150:
     // it is killed at 100 (success 0, walltime reached).
     assert!(
-        row.starts_with("1,0,4,50,0,COMPLETED_WALLTIME_REACHED,0,100,100,"),
+        row.starts_with("1,e,delay,0,4,50,0,COMPLETED_WALLTIME_REACHED,0,100,100,"),
         "{row}"
     );
     let (report, row) = end(&["--max-commands-per-job", "1"]);
@@ -153,7 +156,7 @@ fn the_per_job_command_limit_is_an_option() {
     );
     // Killed at its extended limit, 50 + 20 = 70 (work 120): success 0.
     assert!(
-        row.starts_with("1,0,4,50,0,COMPLETED_WALLTIME_REACHED,0,70,70,"),
+        row.starts_with("1,e,delay,0,4,50,0,COMPLETED_WALLTIME_REACHED,0,70,70,"),
         "{row}"
     );
 }
