@@ -36,8 +36,9 @@
 //!   or by a command, 5 rejected, with no wait, run time or processors) as
 //!   simulated; records dropped in lenient mode are left out; CWF command
 //!   lines are kept. The header's MaxJobs and MaxRecords count this file's
-//!   jobs and records, and a note says which fields are as simulated, what
-//!   was left out and how the load was changed.
+//!   jobs and records, its EndTime is the schedule's last end in the log's
+//!   calendar, and a note says which fields are as simulated, what was left
+//!   out and how the load was changed.
 //! - `summary.json`: the run metrics, the normalization counts, the full
 //!   configuration, the tool version and the input's SHA-256, and
 //!   `warnings`: more than 5% of the jobs killed at their estimate (name
@@ -63,10 +64,10 @@ use schedsim_metrics::{
 };
 use schedsim_policies::{PolicySpec, SpecError, build_policy};
 use schedsim_sim_core::{
-    DeadlineFileError, Deadlines, EstimateSource, EventOrder, FinalState, Invocation, Job, JobId,
-    JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod, Normalization, OverrunRule,
-    Schedule, SimError, SimOptions, SimultaneousEnds, Strictness, SwitchOverhead, change_load,
-    simulate_with,
+    Calendar, CalendarError, DeadlineFileError, Deadlines, EstimateSource, EventOrder, FinalState,
+    Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod,
+    Normalization, OverrunRule, Schedule, SimError, SimOptions, SimultaneousEnds, Strictness,
+    SwitchOverhead, change_load, simulate_with,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -171,6 +172,15 @@ pub struct SimulateArgs {
     /// Seconds a resumption takes before the job runs again.
     #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..=1 << 40))]
     pub resume_overhead: i64,
+    /// The log's time 0 in seconds since the Unix epoch, for policies that
+    /// depend on local time (default: the header's UnixStartTime, else 0).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub epoch: Option<i64>,
+    /// The log's time zone, an IANA name such as Europe/Stockholm (default:
+    /// the header's TimeZoneString, else its fixed TimeZone offset, else
+    /// UTC).
+    #[arg(long, value_name = "ZONE")]
+    pub time_zone: Option<String>,
 }
 
 impl SimulateArgs {
@@ -200,6 +210,8 @@ impl SimulateArgs {
             simultaneous_ends: Ends::Separate,
             suspend_overhead: 0,
             resume_overhead: 0,
+            epoch: None,
+            time_zone: None,
         }
     }
 
@@ -342,6 +354,9 @@ pub enum SimulateError {
     /// The deadline file could not be read.
     #[error("cannot read the deadlines (--deadlines)")]
     Deadlines(#[from] DeadlineFileError),
+    /// The log's calendar (header or --epoch/--time-zone) is unusable.
+    #[error("cannot build the log's calendar")]
+    Calendar(#[from] CalendarError),
     /// Metrics could not be computed.
     #[error("bad metrics settings")]
     Metrics(#[from] MetricsError),
@@ -560,7 +575,8 @@ pub fn prepare_workload(
         Estimates::Recorded => EstimateSource::Recorded,
         Estimates::Exact => EstimateSource::Exact,
     };
-    let mut jobs = JobSet::from_records(&workload.records, &model)?;
+    let mut jobs =
+        JobSet::from_records(&workload.records, &model)?.with_calendar(calendar(args, &workload)?);
     if let Some(path) = &args.deadlines {
         let mut deadlines = Deadlines::read(path)?;
         if let Some(change) = &load_change {
@@ -574,6 +590,26 @@ pub fn prepare_workload(
         read_summary,
         load_change,
         jobs,
+    })
+}
+
+/// The log's calendar: `--epoch` and `--time-zone` where given, else the
+/// header's UnixStartTime and TimeZoneString (or fixed TimeZone), else
+/// epoch 0 in UTC (generated workloads).
+fn calendar(args: &SimulateArgs, workload: &Workload) -> Result<Calendar, SimulateError> {
+    let header = Calendar::from_header(&workload.header)?;
+    let epoch = args
+        .epoch
+        .or(header.as_ref().map(Calendar::epoch))
+        .unwrap_or(0);
+    Ok(match (&args.time_zone, header) {
+        (Some(zone), _) => Calendar::new(epoch, zone)?,
+        (None, Some(header)) if args.epoch.is_none() => header,
+        (None, Some(header)) => Calendar::new(epoch, header.zone()).or_else(|_| {
+            // A fixed-offset header zone has no IANA name: keep its offset.
+            Calendar::fixed(epoch, header.offset(0))
+        })?,
+        (None, None) => Calendar::utc(epoch),
     })
 }
 
@@ -658,13 +694,18 @@ pub fn completed_jobs(jobs: &JobSet, schedule: &Schedule) -> Vec<CompletedJob> {
             schedule
                 .final_state(id)
                 .ran()
-                .then(|| completed_job(job, schedule, id))
+                .then(|| completed_job(job, schedule, id, jobs.calendar()))
         })
         .collect()
 }
 
 /// One job as it ran.
-fn completed_job(job: &Job, schedule: &Schedule, id: JobId) -> CompletedJob {
+fn completed_job(
+    job: &Job,
+    schedule: &Schedule,
+    id: JobId,
+    jobs_calendar: Option<&Calendar>,
+) -> CompletedJob {
     let mut completed =
         CompletedJob::new(job.submit, schedule.start(id), schedule.end(id), job.size);
     if schedule.has_suspensions() {
@@ -675,6 +716,10 @@ fn completed_job(job: &Job, schedule: &Schedule, id: JobId) -> CompletedJob {
     }
     if let Some(group) = job.group() {
         completed = completed.with_group(group);
+    }
+    if let Some(calendar) = jobs_calendar {
+        let local = calendar.local(job.submit);
+        completed = completed.with_local_submit(local.weekday, local.hour);
     }
     completed
 }
@@ -814,7 +859,8 @@ struct RunSummary<'a> {
     /// See [`run_warnings`].
     warnings: &'a [String],
     /// The log's time 0 in seconds since the Unix epoch and its time zone
-    /// (SWF header), for tools that show dates (evalys's `UnixStartTime`).
+    /// (the calendar policies saw), for tools that show dates (evalys's
+    /// `UnixStartTime`).
     #[serde(skip_serializing_if = "Option::is_none")]
     unix_start_time: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -917,8 +963,8 @@ pub fn write_run(
         split: run.split.as_ref(),
         run_stats: run.schedule.stats(),
         warnings: &run.warnings,
-        unix_start_time: loaded.workload.header.unix_start_time(),
-        time_zone: loaded.workload.header.time_zone_string(),
+        unix_start_time: loaded.jobs.calendar().map(Calendar::epoch),
+        time_zone: loaded.jobs.calendar().map(Calendar::zone),
     };
     let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
         path: path.clone(),
@@ -957,7 +1003,7 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
             continue;
         }
         let (start, finish) = (schedule.start(id), schedule.end(id));
-        let metrics = job_metrics(&completed_job(job, schedule, id), tau);
+        let metrics = job_metrics(&completed_job(job, schedule, id, None), tau);
         let _ = write!(
             csv,
             "{},{},{},{},{},{},",
@@ -1086,6 +1132,20 @@ fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Worklo
     // The counts of this file, not of the log it came from.
     header.set("MaxJobs", jobs)?;
     header.set("MaxRecords", out.len())?;
+    // Time 0 (StartTime) is the same after any load change; the end is the
+    // last end of this schedule, in the log's calendar.
+    if let (Some(calendar), Some(_)) = (loaded.jobs.calendar(), header.end_time()) {
+        let last = run
+            .schedule
+            .ends()
+            .iter()
+            .copied()
+            .filter(|&end| end != Schedule::NOT_RUN)
+            .max();
+        if let Some(last) = last {
+            header.set("EndTime", calendar.format(last))?;
+        }
+    }
     let load = match &loaded.load_change {
         None => String::new(),
         Some(change) => format!(

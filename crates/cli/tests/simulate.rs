@@ -265,3 +265,55 @@ fn estimates_deadlines_and_invocation_options() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn schedule_swf_counts_dates_and_statuses_are_the_simulated_ones() {
+    // The same three jobs, a header claiming 9 jobs and the log's dates
+    // (time 0 = 1996-09-23 14:00:31 CEST), and a fourth job whose estimate
+    // (50 s) is below its runtime (80 s): killed at 50.
+    let dir = temp_dir("swf");
+    let workload = dir.join("dated.swf");
+    let header = "\
+; MaxJobs: 9
+; MaxRecords: 9
+; UnixStartTime: 843480031
+; TimeZoneString: Europe/Stockholm
+; StartTime: Mon Sep 23 14:00:31 CEST 1996
+; EndTime: Fri Aug 29 10:55:01 CEST 1997
+";
+    let body = WORKLOAD.trim_start_matches("; MaxProcs: 4\n");
+    let text_in =
+        format!("; MaxProcs: 4\n{header}{body}4 300 -1 80 1 -1 -1 1 50 -1 1 1 1 -1 1 -1 -1 -1\n");
+    std::fs::write(&workload, text_in).unwrap();
+    let out = dir.join("out");
+    let o = run(&["simulate", "-w", s(&workload), "-p", "fcfs", "-o", s(&out)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let swf = std::fs::read_to_string(out.join("fcfs/schedule.swf")).unwrap();
+    assert!(swf.contains("; MaxJobs: 4\n; MaxRecords: 4\n"), "{swf}");
+    // FCFS: job 3 ends at 250 and job 4 (300 + 50) at 350, the last end:
+    // 14:00:31 + 350 s = 14:06:21.
+    assert!(
+        swf.contains("; StartTime: Mon Sep 23 14:00:31 CEST 1996\n"),
+        "{swf}"
+    );
+    assert!(
+        swf.contains("; EndTime: Mon Sep 23 14:06:21 CEST 1996\n"),
+        "{swf}"
+    );
+    // Job 4 was killed at its estimate: status 0, run time 50.
+    assert!(swf.contains("\n4 300 0 50 1 -1 -1 1 50 -1 0 "), "{swf}");
+    assert!(swf.contains("\n1 0 0 100 2 -1 -1 2 100 -1 1 "), "{swf}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fcfs/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["unix_start_time"], 843_480_031);
+    assert_eq!(summary["time_zone"], "Europe/Stockholm");
+    // 1 of 4 jobs killed: 25% > 5%.
+    let warnings = summary["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("1 of 4 jobs (25.0%)")),
+        "{warnings:?}"
+    );
+}

@@ -614,7 +614,11 @@ impl<'a> Simulation<'a> {
 
     /// What the policy may look at now.
     pub fn view(&self) -> View<'_> {
-        View::from_state(self.now, self.jobs.jobs(), &self.state)
+        let view = View::from_state(self.now, self.jobs.jobs(), &self.state);
+        match self.jobs.calendar() {
+            Some(calendar) => view.with_calendar(calendar),
+            None => view,
+        }
     }
 
     /// Counters so far.

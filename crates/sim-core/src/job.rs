@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use workload_format::{Record, RequestType};
 
+use crate::calendar::Calendar;
 use crate::deadline::Deadlines;
 use crate::error::JobModelError;
 use crate::{MAX_TIME, Time};
@@ -515,6 +516,9 @@ impl Normalization {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobSet {
     jobs: Vec<Job>,
+    /// The log's calendar, for policies that depend on local time.
+    #[serde(skip)]
+    calendar: Option<Calendar>,
     /// The recorded runtime of each job, before the overrun rule: how long
     /// the job would run if nothing killed it.
     work: Vec<Time>,
@@ -632,6 +636,7 @@ impl JobSet {
             .count() as u64;
         Ok(Self {
             jobs,
+            calendar: None,
             work,
             commands,
             model: model.clone(),
@@ -676,6 +681,7 @@ impl JobSet {
         };
         Ok(Self {
             work: jobs.iter().map(|job| job.runtime).collect(),
+            calendar: None,
             jobs,
             commands: Vec::new(),
             model: model.clone(),
@@ -756,6 +762,18 @@ impl JobSet {
         self.normalization.deadlines = jobs_per_number.len() as u64;
         self.normalization.deadlines_unmatched = (deadlines.len() - jobs_per_number.len()) as u64;
         Ok(self)
+    }
+
+    /// The same jobs with the log's calendar (see [`Calendar`]), which the
+    /// [`View`](crate::View) shows policies.
+    pub fn with_calendar(mut self, calendar: Calendar) -> Self {
+        self.calendar = Some(calendar);
+        self
+    }
+
+    /// The log's calendar, if one was given.
+    pub fn calendar(&self) -> Option<&Calendar> {
+        self.calendar.as_ref()
     }
 
     /// The jobs in arrival order; [`JobId`] `i` is `jobs()[i]`.

@@ -91,6 +91,7 @@
 //! the LOS thesis and pyss do) and how simultaneous events are ordered.
 #![warn(missing_docs)]
 
+mod calendar;
 mod deadline;
 mod engine;
 mod error;
@@ -102,6 +103,7 @@ mod policy;
 mod scale_machine;
 mod state;
 
+pub use calendar::{Calendar, CalendarError, LocalTime};
 pub use deadline::{DEADLINES_HEADER, DeadlineFileError, Deadlines};
 pub use engine::{
     EventKind, EventOrder, FinalState, Invocation, RejectedJob, RunStats, Schedule, Segment,

@@ -1,4 +1,5 @@
 use crate::Time;
+use crate::calendar::Calendar;
 use crate::fit_index::FitQuery;
 use crate::job::{Job, JobId};
 use crate::machine::ProcRange;
@@ -109,6 +110,7 @@ pub struct View<'a> {
     state: &'a SimState,
     /// `state.dedicated`, or the list given to a hand-made view.
     dedicated: &'a [JobId],
+    calendar: Option<&'a Calendar>,
 }
 
 impl<'a> View<'a> {
@@ -177,7 +179,21 @@ impl<'a> View<'a> {
             jobs,
             state,
             dedicated: &state.dedicated,
+            calendar: None,
         }
+    }
+
+    /// The same view with the log's calendar (the engine gives the
+    /// [`JobSet`](crate::JobSet)'s; for hand-made views in tests).
+    pub fn with_calendar(mut self, calendar: &'a Calendar) -> Self {
+        self.calendar = Some(calendar);
+        self
+    }
+
+    /// The log's calendar, if the workload has one: the local date and time
+    /// of any instant (`view.calendar()?.local(view.now())`).
+    pub fn calendar(&self) -> Option<&'a Calendar> {
+        self.calendar
     }
 
     /// The current simulated time.
