@@ -1,151 +1,74 @@
-use schedsim_sim_core::Time;
+use schedsim_sim_core::{AvailabilityProfile, Time};
 
-/// Free processors over future time: a step function starting at the
-/// current time, as conservative backfilling keeps it (LOS thesis, appendix
-/// A.2). `slots[i] = (t, free)` means `free` processors from `t` until the
-/// next slot's time; the last slot lasts forever.
-#[derive(Debug, Clone, Default)]
+/// Free processors over future time, as conservative backfilling and the
+/// dedicated-job policies keep it (LOS thesis, appendix A.2): sim-core's
+/// [`AvailabilityProfile`] behind the names these policies use. Capacity is
+/// not bounded here (the running jobs' ends give the machine's processors
+/// back), and the callers only reserve where a job fits.
+#[derive(Debug, Clone)]
 pub(crate) struct Profile {
-    slots: Vec<(Time, u32)>,
+    inner: AvailabilityProfile,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Self {
+            inner: AvailabilityProfile::new(u32::MAX, 0, 0, []),
+        }
+    }
 }
 
 impl Profile {
     /// Starts over at `now` with `free` processors free, plus the running
-    /// jobs' processors coming back at their expected ends. `ends` yields
-    /// `(expected end, size)` sorted by end, every end after `now`.
+    /// jobs' processors coming back at their expected ends.
     pub(crate) fn reset(&mut self, now: Time, free: u32, ends: impl Iterator<Item = (Time, u32)>) {
-        self.slots.clear();
-        self.slots.push((now, free));
-        for (end, size) in ends {
-            debug_assert!(end > now);
-            let last = self.slots.len() - 1;
-            let (last_time, last_free) = self.slots[last];
-            if end == last_time {
-                self.slots[last].1 += size;
-            } else {
-                self.slots.push((end, last_free + size));
-            }
-        }
-    }
-
-    /// The first slot's time.
-    pub(crate) fn now(&self) -> Time {
-        self.slots[0].0
+        self.inner.reset(now, free, ends);
     }
 
     /// The earliest time, not before the profile's start, at which `size`
     /// processors stay free for `duration` seconds (the anchor point of
-    /// appendix A.2). `None` if they never are (the job is larger than the
-    /// machine's capacity at the end of the profile).
+    /// appendix A.2).
     pub(crate) fn earliest_start(&self, size: u32, duration: Time) -> Option<Time> {
-        self.earliest_start_from(self.now(), size, duration)
+        self.inner.earliest_fit(self.inner.start(), size, duration)
     }
 
     /// The earliest time at or after `from` at which `size` processors stay
-    /// free for `duration` seconds: `from` itself, or the start of a later
-    /// slot (a dedicated job's reservation, which may not start before its
-    /// requested time). `None` as for [`earliest_start`](Self::earliest_start).
+    /// free for `duration` seconds.
     pub(crate) fn earliest_start_from(
         &self,
         from: Time,
         size: u32,
         duration: Time,
     ) -> Option<Time> {
-        let from = from.max(self.now());
-        let mut candidate = self.slot_at(from);
-        'anchors: while candidate < self.slots.len() {
-            let (slot_time, free) = self.slots[candidate];
-            let anchor = slot_time.max(from);
-            if free < size {
-                candidate += 1;
-                continue;
-            }
-            let end = anchor + duration;
-            let mut next = candidate + 1;
-            while next < self.slots.len() && self.slots[next].0 < end {
-                if self.slots[next].1 < size {
-                    // No anchor before this dip can work either.
-                    candidate = next + 1;
-                    continue 'anchors;
-                }
-                next += 1;
-            }
-            return Some(anchor);
-        }
-        None
+        self.inner.earliest_fit(from, size, duration)
     }
 
     /// Processors free at `time` (not before the profile's start).
     pub(crate) fn free_at(&self, time: Time) -> u32 {
-        self.slots[self.slot_at(time.max(self.now()))].1
+        self.inner.free_at(time)
     }
 
     /// Whether `size` processors are free over `[start, start + duration)`.
     pub(crate) fn fits(&self, start: Time, size: u32, duration: Time) -> bool {
-        if start < self.now() {
-            return false;
-        }
-        let first = self.slot_at(start);
-        let end = start + duration;
-        self.slots[first].1 >= size
-            && self.slots[first + 1..]
-                .iter()
-                .take_while(|&&(time, _)| time < end)
-                .all(|&(_, free)| free >= size)
+        self.inner.fits(start, size, duration)
     }
 
-    /// Takes `size` processors over `[start, end)`.
+    /// Takes `size` processors over `[start, end)`, where they fit.
     pub(crate) fn reserve(&mut self, start: Time, end: Time, size: u32) {
-        self.update(start, end, |free| free - size);
+        let result = self.inner.reserve(start, end - start, size);
+        debug_assert!(result.is_ok(), "{result:?}");
     }
 
-    /// Gives back `size` processors over `[start, end)`.
+    /// Gives back `size` processors over `[start, end)` taken by
+    /// [`reserve`](Self::reserve).
     pub(crate) fn release(&mut self, start: Time, end: Time, size: u32) {
-        self.update(start, end, |free| free + size);
-    }
-
-    fn update(&mut self, start: Time, end: Time, change: impl Fn(u32) -> u32) {
-        if end <= start {
-            return;
-        }
-        let first = self.split_at(start);
-        let last = self.split_at(end);
-        for slot in &mut self.slots[first..last] {
-            slot.1 = change(slot.1);
-        }
-        // Merge neighbours that became equal so the profile stays short.
-        let from = first.saturating_sub(1);
-        let to = (last + 1).min(self.slots.len());
-        let mut write = from;
-        for read in from..to {
-            if read > from && self.slots[read].1 == self.slots[write - 1].1 {
-                continue;
-            }
-            self.slots[write] = self.slots[read];
-            write += 1;
-        }
-        self.slots.drain(write..to);
-    }
-
-    /// Index of the slot that contains `time` (time >= now).
-    fn slot_at(&self, time: Time) -> usize {
-        self.slots.partition_point(|&(t, _)| t <= time) - 1
-    }
-
-    /// Makes sure a slot starts exactly at `time` and returns its index.
-    fn split_at(&mut self, time: Time) -> usize {
-        let index = self.slot_at(time);
-        if self.slots[index].0 == time {
-            index
-        } else {
-            self.slots.insert(index + 1, (time, self.slots[index].1));
-            index + 1
-        }
+        let result = self.inner.release(start, end - start, size);
+        debug_assert!(result.is_ok(), "{result:?}");
     }
 
     #[cfg(test)]
-    pub(crate) fn slots(&self) -> &[(Time, u32)] {
-        &self.slots
+    pub(crate) fn slots(&self) -> Vec<(Time, u32)> {
+        self.inner.steps().collect()
     }
 }
 

@@ -100,6 +100,7 @@ mod job;
 mod load;
 mod machine;
 mod policy;
+mod profile;
 mod scale_machine;
 mod state;
 
@@ -117,6 +118,7 @@ pub use job::{
 pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
 pub use machine::ProcRange;
 pub use policy::{Action, Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
+pub use profile::{AvailabilityProfile, Checkpoint, ProfileError};
 pub use scale_machine::{
     Calibration, CalibrationError, MachineScaling, ScaleError, ScaleReport, calibrate_adjustment,
     scale_machine,
