@@ -40,9 +40,9 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-echo "=== building the sweep tool (release)"
-cargo build --release -q -p xtask
-xtask="$root/target/release/xtask"
+echo "=== building the sweep tool (release): schedsim sweep, as users run it"
+cargo build --release -q -p schedsim-cli
+xtask="$root/target/release/schedsim"
 spec="$root/scripts/slurm/ci-sweep.toml"
 
 echo "=== the sweep, locally"

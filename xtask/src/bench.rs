@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use lublin_model::{CwfGenerator, CwfParams};
-use schedsim_cli::{
+use schedsim_run::{
     SimulateArgs, WorkloadSource, load_workload, metrics_config, prepare_workload, run_policy,
 };
 use workload_format::{Header, Workload};

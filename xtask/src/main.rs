@@ -4,7 +4,8 @@
 //!
 //! Tasks:
 //! - `bench`: the performance targets (see the `bench` module);
-//! - `sweep SPEC`: experiment sweeps (see the `sweep` module);
+//! - `sweep SPEC`: experiment sweeps (the `schedsim-sweep` crate, the same
+//!   as `schedsim sweep`, kept here as the project's entry point);
 //! - `kumar-tables RESULTS.csv`: the Delayed-LOS paper's tables from sweep
 //!   results (see the `kumar` module).
 
@@ -14,7 +15,6 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod kumar;
-mod sweep;
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", about = "schedsim project automation")]
@@ -42,7 +42,7 @@ enum Task {
     /// Run a sweep of workloads x loads x seeds x policies from a TOML spec
     /// in parallel (resumable); --merge draws the CSV files and figures,
     /// --shard/--slurm split it over processes or a Slurm job array.
-    Sweep(sweep::SweepArgs),
+    Sweep(schedsim_sweep::SweepArgs),
     /// Print the tables of Kumar et al.'s Delayed-LOS paper (Fig. 5, Fig. 7,
     /// Table IV) from the results.csv of experiments/kumar-*.toml sweeps.
     KumarTables {
@@ -60,7 +60,7 @@ fn main() -> ExitCode {
             }
         }),
         Task::BenchCase { index } => bench::run_case(index),
-        Task::Sweep(args) => sweep::sweep(&args),
+        Task::Sweep(args) => schedsim_sweep::sweep(&args).map_err(|e| schedsim_cli::error_line(&e)),
         Task::KumarTables { results } => kumar::run(&results),
     };
     match result {

@@ -17,7 +17,7 @@ use schedsim_metrics::{CompareConfig, Comparison, MetricsError, compare as compa
 use serde::Serialize;
 
 use crate::CommandError;
-use crate::run_dir::{RunDir, RunDirError};
+use schedsim_run::{RunDir, RunDirError};
 
 /// Arguments of `schedsim compare`.
 #[derive(Debug, Clone, clap::Args)]

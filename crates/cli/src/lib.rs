@@ -30,11 +30,7 @@ mod compare;
 mod convert;
 mod generate;
 mod jsonl;
-mod plot;
 mod plot_command;
-mod run_dir;
-mod simulate;
-mod simulate_split;
 mod stats;
 mod validate;
 
@@ -48,24 +44,19 @@ pub use generate::{
     generate,
 };
 pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
-pub use plot::{
-    BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,
-    run_curves, started_out_of_order, utilization_series, wait_cdf,
-};
 pub use plot_command::{
     GANTT_DEFAULT_JOBS, GanttArgs, PlotArgs, PlotChart, PlotCommandError, gantt_window, plot,
 };
-pub use run_dir::{RunDir, RunDirError, RunJob};
-pub use simulate::{
-    BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
-    Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order, Overrun, PolicyRun,
-    SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
-    builtin_params, completed_jobs, jobs_csv, list_policies, load_workload, metrics_config,
-    prepare_workload, read_workload, run_policy, run_policy_with, run_warnings, segments_csv,
-    simulate, write_run,
-};
+// The run API lives in schedsim-run (shared with the sweeps and the Python
+// package); the command's `simulate` is its `simulate`.
+pub use schedsim_run::{SimulateArgs, SimulateError, SimulateOutcome, list_policies, simulate};
+// The sweeps live in schedsim-sweep.
+pub use schedsim_sweep::{SweepArgs, SweepError, sweep};
 pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
 pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};
+
+impl CommandError for SimulateError {}
+impl CommandError for SweepError {}
 
 /// What every command error tells the binary besides its message.
 pub trait CommandError: Error {

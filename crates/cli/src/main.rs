@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use schedsim_cli::{
     CommandError, CompareArgs, ConvertArgs, GenerateArgs, PlotArgs, SimulateArgs, StatsArgs,
-    ValidateArgs, error_report,
+    SweepArgs, ValidateArgs, error_report,
 };
 
 /// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
@@ -42,6 +42,11 @@ enum Command {
     /// SVG charts of one run: queue length, utilization and waits over time,
     /// or (plot gantt) its schedule.
     Plot(PlotArgs),
+    /// Run every workload x load x seed x policy cell of a TOML spec on all
+    /// cores (resumable); --merge writes results.csv, differentials.csv and
+    /// the figures; --shard/--slurm split it over processes or a Slurm job
+    /// array.
+    Sweep(SweepArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => finish(schedsim_cli::generate(args, &mut out).map(drop)),
         Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(drop)),
         Command::Plot(args) => finish(schedsim_cli::plot(args, &mut out).map(drop)),
+        Command::Sweep(args) => finish(schedsim_cli::sweep(args)),
     };
     let _ = out.flush();
     result

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::CommandError;
-use crate::plot::{GanttColor, PlotError, gantt, run_curves};
-use crate::run_dir::{RunDir, RunDirError};
+use schedsim_run::{GanttColor, PlotError, gantt, run_curves};
+use schedsim_run::{RunDir, RunDirError};
 
 /// Jobs in the default Gantt window.
 pub const GANTT_DEFAULT_JOBS: usize = 300;

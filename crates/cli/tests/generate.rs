@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use lublin_model::{CwfParams, EstimateParams, LublinParams};
-use schedsim_cli::{SimulateArgs, builtin_params, load_workload};
+use schedsim_run::{SimulateArgs, builtin_params, load_workload};
 use workload_format::{ReadOptions, Record, RequestType, Workload, open_input, read_path};
 
 /// A fresh folder for one test.

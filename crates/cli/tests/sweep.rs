@@ -1,4 +1,4 @@
-//! `cargo xtask sweep` end to end: a clean run, a resumed run (pre-seeded
+//! `schedsim sweep` end to end: a clean run, a resumed run (pre-seeded
 //! finished cells and a stray temporary file, as a killed sweep leaves
 //! them), shards, and the Slurm script. The resumed and sharded sweeps must
 //! merge into byte-identical results.
@@ -9,24 +9,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("xtask-sweep-{}-{test}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("schedsim-sweep-{}-{test}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create temp dir");
     dir
 }
 
 fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+    Command::new(env!("CARGO_BIN_EXE_schedsim"))
         .args(args)
         .output()
-        .expect("run xtask")
+        .expect("run schedsim")
 }
 
 fn ok(output: &Output) -> String {
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
-        "xtask failed:\n{stdout}\n{}",
+        "schedsim sweep failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     stdout
@@ -282,7 +282,7 @@ fn slurm_script_runs_one_shard_per_array_task() {
     assert!(script.contains("#SBATCH --array=0-2\n"), "{script}");
     assert!(script.contains("#SBATCH --time=10\n"));
     assert!(script.contains("--shard \"${SLURM_ARRAY_TASK_ID}/3\""));
-    assert!(script.contains(env!("CARGO_BIN_EXE_xtask")));
+    assert!(script.contains(env!("CARGO_BIN_EXE_schedsim")));
     assert!(out.join("slurm").is_dir());
     let _ = fs::remove_dir_all(&dir);
 }

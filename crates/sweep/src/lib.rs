@@ -1,17 +1,33 @@
-//! `cargo xtask sweep SPEC`: run every (workload, load, seed, policy) cell
-//! of a TOML spec in parallel, one result file per cell, resumable;
+//! Experiment sweeps for schedsim (`schedsim sweep SPEC`, also `cargo
+//! xtask sweep` in the repository): run every (workload, load, seed, policy)
+//! cell of a TOML spec in parallel, one result file per cell, resumable;
 //! `--merge` collects them into CSV files and SVG figures; `--shard i/n`
 //! runs a part; `--slurm` writes a job-array script running the parts.
+//!
+//! ```no_run
+//! use schedsim_sweep::{SweepArgs, sweep};
+//! // Runs the cells of the spec (resuming), then merges them.
+//! let mut args = SweepArgs::new("experiments/kth-lookahead.toml");
+//! sweep(&args)?;
+//! args.merge = true;
+//! sweep(&args)?;
+//! # Ok::<(), schedsim_sweep::SweepError>(())
+//! ```
+//!
+//! The output folder is `--out`, else the spec's `output` (relative to the
+//! spec file), else `sweeps/NAME` under the current directory.
 //!
 //! Files in the output folder:
 //! - `spec.toml` (the spec as given) and `sweep.json` (tool version, spec
 //!   SHA-256, cell count), written by every run;
-//! - `cells/HASH.json`: one finished cell (see [`cell::CellResult`]),
-//!   written atomically; HASH names the cell's configuration
-//!   ([`cell::CellConfig::hash`]), so a rerun skips finished cells and a
-//!   killed sweep resumes with nothing lost or duplicated;
-//! - after `--merge`: `results.csv`, `differentials.csv`, `plots/`
-//!   (see [`merge`]);
+//! - `cells/HASH.json`: one finished cell (its configuration, metrics and
+//!   compact per-job results), written atomically; HASH is the first 16
+//!   hex digits of the SHA-256 of the cell's canonical configuration, so a
+//!   rerun skips finished cells and a killed sweep resumes with nothing
+//!   lost or duplicated;
+//! - after `--merge`: `results.csv` (one row per cell and metric),
+//!   `differentials.csv` (per-job differences against the baseline with
+//!   batch-means intervals), `plots/`;
 //! - after `--slurm`: `sweep.sbatch`, and `slurm/` for the tasks' logs.
 
 mod cell;
@@ -30,14 +46,55 @@ use sha2::{Digest, Sha256};
 
 use cell::{cells, source_keys, write_atomic};
 use slurm::SlurmSettings;
-pub use spec::Spec;
+pub use spec::{Spec, SpecError};
 
-/// Arguments of `cargo xtask sweep`.
+/// Why a sweep failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SweepError {
+    /// The spec cannot be read or is invalid.
+    #[error("cannot use the sweep spec {path}")]
+    Spec {
+        /// The spec file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        source: SpecError,
+    },
+    /// The options contradict each other.
+    #[error("{0}")]
+    Usage(String),
+    /// A workload, a cell, the merge or an output file failed; the message
+    /// names it and the cause.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for SweepError {
+    fn from(message: String) -> Self {
+        Self::Failed(message)
+    }
+}
+
+/// The message of an error and its causes on one line, joined by `: `.
+pub(crate) fn error_line(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        line.push_str(": ");
+        line.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    line
+}
+
+/// Arguments of `schedsim sweep` (and `cargo xtask sweep`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct SweepArgs {
     /// The sweep spec (TOML; see experiments/ for examples).
     pub spec: PathBuf,
-    /// Output folder (default: the spec's `output`, relative to the spec).
+    /// Output folder (default: the spec's `output`, relative to the spec,
+    /// else sweeps/NAME under the current directory).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Collect the finished cells into results.csv, differentials.csv and
@@ -60,7 +117,7 @@ pub struct SweepArgs {
     /// An extra #SBATCH line for --slurm, e.g. --sbatch-option=--partition=short.
     #[arg(long = "sbatch-option", value_name = "OPTION")]
     pub sbatch_options: Vec<String>,
-    /// The program the array tasks run (default: this xtask binary).
+    /// The program the array tasks run (default: this program).
     #[arg(long, value_name = "PATH")]
     pub binary: Option<PathBuf>,
     /// Threads (default 0: all cores).
@@ -69,6 +126,26 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+impl SweepArgs {
+    /// Running `spec` with every option at its default: all cells not yet
+    /// finished, on all cores, with a progress bar on a terminal.
+    pub fn new(spec: impl Into<PathBuf>) -> Self {
+        Self {
+            spec: spec.into(),
+            out: None,
+            merge: false,
+            shard: None,
+            slurm: false,
+            shards: 4,
+            cpus_per_task: 1,
+            sbatch_options: Vec::new(),
+            binary: None,
+            threads: 0,
+            quiet: false,
+        }
+    }
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -114,18 +191,27 @@ fn absolute(path: &Path) -> PathBuf {
     })
 }
 
-/// Runs `cargo xtask sweep`.
+/// Runs a sweep (see the crate docs): the cells, `--merge`, or `--slurm`.
 ///
 /// # Errors
-/// A message for the user: a bad spec, unreadable workloads, failed cells,
+/// A bad spec, contradictory options, unreadable workloads, failed cells,
 /// or unwritable files.
-pub fn sweep(args: &SweepArgs) -> Result<(), String> {
-    let spec = Spec::read(&args.spec).map_err(|e| schedsim_cli::error_line(&e))?;
-    let out = args.out.clone().unwrap_or_else(|| spec.output.clone());
+pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
+    let spec = Spec::read(&args.spec).map_err(|source| SweepError::Spec {
+        path: args.spec.clone(),
+        source,
+    })?;
+    let out = match (&args.out, &spec.output) {
+        (Some(out), _) => out.clone(),
+        (None, Some(output)) => output.clone(),
+        (None, None) => PathBuf::from("sweeps").join(&spec.name),
+    };
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     if args.slurm {
         if args.shards == 0 || args.cpus_per_task == 0 {
-            return Err("--shards and --cpus-per-task must be at least 1".to_owned());
+            return Err(SweepError::Usage(
+                "--shards and --cpus-per-task must be at least 1".to_owned(),
+            ));
         }
         let binary = match &args.binary {
             Some(binary) => binary.clone(),
@@ -149,7 +235,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
         let path =
             write_atomic(&out, "sweep.sbatch", text.as_bytes()).map_err(|e| e.to_string())?;
         say!(
-            "wrote {}: submit it with `sbatch {}`, then merge with `cargo xtask sweep {} --out {} --merge`",
+            "wrote {}: submit it with `sbatch {}`, then merge with `schedsim sweep {} --out {} --merge`",
             path.display(),
             path.display(),
             args.spec.display(),
@@ -176,7 +262,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), String> {
         return Ok(());
     }
     let info = SweepInfo {
-        tool: "schedsim xtask sweep",
+        tool: "schedsim sweep",
         version: env!("CARGO_PKG_VERSION"),
         name: &spec.name,
         spec_sha256: Sha256::digest(spec.text.as_bytes())

@@ -3,7 +3,9 @@
 //!
 //! ```toml
 //! name = "kth-lookahead"
-//! output = "../target/experiments/kth-lookahead"  # relative to this file
+//! output = "results/kth-lookahead" # optional, relative to this file
+//!                                  # (default: sweeps/NAME in the current
+//!                                  # directory, or --out)
 //! loads = [0.5, 0.6, 0.7, 0.8, 0.9]
 //! load_method = "scale"            # scale | duplicate | expand
 //! seeds = [1]                      # generated workloads, duplicate/expand
@@ -40,8 +42,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use schedsim_cli::{Ends, Estimates, Invoke, Order};
 use schedsim_policies::{PolicySpec, build_policy};
+use schedsim_run::{Ends, Estimates, Invoke, Order};
 
 pub use super::cwf::CwfSettings;
 use schedsim_sim_core::LoadMethod;
@@ -218,8 +220,9 @@ pub struct Spec {
     pub text: String,
     /// The sweep's name.
     pub name: String,
-    /// The output folder.
-    pub output: PathBuf,
+    /// The output folder the spec names (`output`, resolved against the
+    /// spec's folder), if any.
+    pub output: Option<PathBuf>,
     /// Target loads.
     pub loads: Vec<f64>,
     /// How file workloads reach them.
@@ -340,8 +343,8 @@ impl Spec {
                 .unwrap_or_else(|| "sweep".to_owned()),
         };
         let output = match &file.output {
-            Some(output) => base.join(expand_env(output, env).map_err(invalid)?),
-            None => base.join("out").join(&name),
+            Some(output) => Some(base.join(expand_env(output, env).map_err(invalid)?)),
+            None => None,
         };
         if file.loads.is_empty() {
             return Err(invalid("`loads` is empty".to_owned()));
@@ -677,7 +680,7 @@ lenient = true
         );
         // Defaults and resolved paths.
         assert_eq!(spec.name, "sweep");
-        assert_eq!(spec.output, Path::new("/exp/out/sweep"));
+        assert_eq!(spec.output, None);
         assert_eq!(spec.seeds, [1]);
         assert_eq!(spec.metrics.len(), DEFAULT_METRICS.len());
         assert_eq!((spec.level, spec.batches, spec.tau), (0.9, 30, 10));
@@ -719,7 +722,7 @@ lublin = { nodes = 64, jobs = 100 }
                 "backfill:depth=2,order=saf"
             ]
         );
-        assert_eq!(spec.output, Path::new("/exp/results"));
+        assert_eq!(spec.output.as_deref(), Some(Path::new("/exp/results")));
         assert_eq!(
             spec.workloads[0].kind,
             WorkloadKind::Lublin(LublinSettings {

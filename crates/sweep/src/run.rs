@@ -9,10 +9,12 @@ use std::sync::OnceLock;
 use indicatif::{ProgressBar, ProgressStyle};
 use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
 use rayon::prelude::*;
-use schedsim_cli::{
+use schedsim_run::{
     LoadedWorkload, Overrun as CliOverrun, SimulateArgs, WorkloadSource, completed_jobs,
-    error_line, metrics_config, prepare_workload, read_workload, run_policy_with,
+    metrics_config, prepare_workload, read_workload, run_policy_with,
 };
+
+use crate::error_line;
 use schedsim_policies::PolicySpec;
 use schedsim_sim_core::offered_load;
 use workload_format::{Header, ReadSummary, Workload};

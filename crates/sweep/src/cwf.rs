@@ -13,7 +13,9 @@
 //! 0.1); `target_load` is the sweep's and may not be set.
 
 use lublin_model::{CwfGenerator, CwfParams};
-use schedsim_cli::{LoadedWorkload, SimulateArgs, WorkloadSource, error_line, prepare_workload};
+use schedsim_run::{LoadedWorkload, SimulateArgs, WorkloadSource, prepare_workload};
+
+use crate::error_line;
 use serde::{Deserialize, Serialize};
 use workload_format::{Header, Workload};
 

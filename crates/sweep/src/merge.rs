@@ -27,8 +27,8 @@ use std::fs;
 use std::path::Path;
 
 use rayon::prelude::*;
-use schedsim_cli::{LineChart, Series, line_chart, queue_length_series};
 use schedsim_metrics::{CompareConfig, Differential, compare};
+use schedsim_run::{LineChart, Series, line_chart, queue_length_series};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::cell::{Cell, CellResult, is_temp_name, write_atomic};
@@ -306,7 +306,7 @@ fn plots(
 ) -> Result<Vec<String>, String> {
     let mut written = Vec::new();
     let mut draw = |chart: &LineChart, relative: String| -> Result<(), String> {
-        line_chart(chart, &out.join(&relative)).map_err(|e| schedsim_cli::error_line(&e))?;
+        line_chart(chart, &out.join(&relative)).map_err(|e| crate::error_line(&e))?;
         written.push(relative);
         Ok(())
     };

@@ -76,8 +76,6 @@ use workload_format::{
     read_path, workload_to_string, write_workload,
 };
 
-use crate::CommandError;
-
 /// The policies run when none is named.
 pub const DEFAULT_POLICIES: &[&str] = &["fcfs", "easy", "conservative"];
 
@@ -382,8 +380,6 @@ pub enum SimulateError {
     #[error("cannot write the report")]
     Output(#[source] io::Error),
 }
-
-impl CommandError for SimulateError {}
 
 /// Where the workload came from.
 #[derive(Debug, Clone, Serialize)]

@@ -8,8 +8,8 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use schedsim_cli::{Ends, Estimates, Invoke, Order};
 use schedsim_metrics::{CompletedJob, RunMetrics};
+use schedsim_run::{Ends, Estimates, Invoke, Order};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

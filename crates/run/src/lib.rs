@@ -1,0 +1,56 @@
+//! Run schedsim simulations from a program: the one library API that the
+//! `schedsim` command, the sweeps (`schedsim-sweep`) and the Python package
+//! share.
+//!
+//! A run is: load a workload (a SWF/CWF file, the built-in Lublin-Feitelson
+//! workload, or records you generated) and prepare it for a machine
+//! ([`load_workload`], [`prepare_workload`]: load change, estimates,
+//! deadlines, the log's calendar), run policies on it ([`run_policy_with`]:
+//! the schedule, its metrics and warnings), and write a run folder
+//! ([`write_run`]: jobs.csv in Batsim's layout, schedule.swf, summary.json,
+//! segments.csv) that [`RunDir`] reads back. [`simulate`] does all of it and
+//! prints the comparison table, as `schedsim simulate` does. The settings
+//! are [`SimulateArgs`], the command's own arguments.
+//!
+//! ```
+//! use schedsim_run::{SimulateArgs, load_workload, metrics_config, run_policy_with};
+//!
+//! let dir = std::env::temp_dir().join(format!("schedsim-run-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let file = dir.join("tiny.swf");
+//! // 4 processors: job 1 takes 2 for 100 s, job 2 all 4 for 100 s.
+//! std::fs::write(&file, "; MaxProcs: 4\n\
+//!     1 0 -1 100 2 -1 -1 2 100 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+//!     2 5 -1 100 4 -1 -1 4 100 -1 1 -1 -1 -1 -1 -1 -1 -1\n")?;
+//! let mut args = SimulateArgs::new();
+//! args.workload = Some(file);
+//! let loaded = load_workload(&args)?;
+//! let config = metrics_config(&args, loaded.jobs.model().procs);
+//! let run = run_policy_with(&loaded.jobs, &"easy".parse()?, &config, &args.sim_options())?;
+//! // Job 2 waits for job 1: (0 + 95) / 2.
+//! assert_eq!(run.metrics.wait.unwrap().mean, 47.5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The charts ([`line_chart`], [`gantt`], [`run_curves`]) are SVG drawn with
+//! plotters into strings, so the same run always writes the same bytes.
+#![warn(missing_docs)]
+
+mod plot;
+mod run_dir;
+mod simulate;
+mod simulate_split;
+
+pub use plot::{
+    BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,
+    run_curves, started_out_of_order, utilization_series, wait_cdf,
+};
+pub use run_dir::{RunDir, RunDirError, RunJob};
+pub use simulate::{
+    BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
+    Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order, Overrun, PolicyRun,
+    SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
+    builtin_params, completed_jobs, jobs_csv, list_policies, load_workload, metrics_config,
+    prepare_workload, read_workload, run_policy, run_policy_with, run_warnings, segments_csv,
+    simulate, write_run,
+};
