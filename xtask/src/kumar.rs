@@ -55,31 +55,9 @@ pub fn run(files: &[PathBuf]) -> Result<(), String> {
     Ok(())
 }
 
-/// Splits one CSV line (fields may be double-quoted, with `""` inside).
-fn split_csv(line: &str) -> Vec<String> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    fields.push(field);
-    fields
-}
-
 fn parse(text: &str) -> Result<Values, String> {
-    let mut lines = text.lines();
-    let header = lines.next().ok_or("empty file")?;
-    let columns = split_csv(header);
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let columns = reader.headers().map_err(|e| e.to_string())?.clone();
     let column = |name: &str| {
         columns
             .iter()
@@ -95,12 +73,11 @@ fn parse(text: &str) -> Result<Values, String> {
         column("value")?,
     );
     let mut values = Values::new();
-    for (number, line) in lines.enumerate() {
-        let fields = split_csv(line);
+    for (number, record) in reader.records().enumerate() {
+        let fields = record.map_err(|e| format!("line {}: {e}", number + 2))?;
         let field = |index: usize| {
             fields
                 .get(index)
-                .map(String::as_str)
                 .ok_or(format!("line {}: too few fields", number + 2))
         };
         // Metrics a run could not compute are empty: left out.

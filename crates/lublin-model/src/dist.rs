@@ -120,33 +120,10 @@ pub(crate) fn two_stage_uniform<R: Rng + ?Sized>(
     a + unit(rng) * (b - a)
 }
 
-/// ln Γ(x) for `x > 0` by the Lanczos approximation (g = 7, 9 terms; relative
-/// error about 1e-15, far below what the bucket weights need).
+/// ln Γ(x) for `x > 0` (statrs' Lanczos approximation; relative error
+/// about 1e-15, far below what the bucket weights need).
 pub(crate) fn ln_gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const COEF: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Reflection: Γ(x) Γ(1 - x) = π / sin(π x).
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut sum = COEF[0];
-    for (i, c) in COEF.iter().enumerate().skip(1) {
-        sum += c / (x + i as f64);
-    }
-    let t = x + G + 0.5;
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
+    statrs::function::gamma::ln_gamma(x)
 }
 
 /// The cdf of gamma(shape, scale) at `x`: the regularised lower incomplete

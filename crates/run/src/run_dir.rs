@@ -72,6 +72,15 @@ pub enum RunDirError {
         #[source]
         source: serde_json::Error,
     },
+    /// A CSV file is malformed (e.g. an unterminated quote).
+    #[error("{path} is not valid CSV")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// The cause, with its line.
+        #[source]
+        source: csv::Error,
+    },
     /// jobs.csv lacks a column.
     #[error("{path}: the header has no column `{column}`")]
     MissingColumn {
@@ -176,11 +185,34 @@ const COLUMNS: [&str; 6] = [
 /// the file the index of its job among those that ran.
 type ParsedJobs = (Vec<RunJob>, Vec<u64>, Vec<Option<usize>>);
 
+/// A CSV reader over `text` that keeps empty lines out and lets rows have
+/// any number of fields (a short row is reported by column, not by the
+/// reader).
+fn csv_reader(text: &str) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes())
+}
+
+/// The header, or an error naming the file.
+fn csv_header(
+    reader: &mut csv::Reader<&[u8]>,
+    path: &Path,
+) -> Result<csv::StringRecord, RunDirError> {
+    reader
+        .headers()
+        .cloned()
+        .map_err(|source| RunDirError::Csv {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 fn parse_jobs_csv(text: &str, path: &Path) -> Result<ParsedJobs, RunDirError> {
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let mut reader = csv_reader(text);
+    let header = csv_header(&mut reader, path)?;
     // Optional: files written before final states existed lack it.
-    let final_state = header.iter().position(|h| *h == "final_state");
+    let final_state = header.iter().position(|h| h == "final_state");
     let mut rejected = Vec::new();
     let mut rows = Vec::new();
     let mut at = [0usize; COLUMNS.len()];
@@ -188,32 +220,33 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<ParsedJobs, RunDirError> {
         *slot =
             header
                 .iter()
-                .position(|h| *h == column)
+                .position(|h| h == column)
                 .ok_or_else(|| RunDirError::MissingColumn {
                     path: path.to_path_buf(),
                     column,
                 })?;
     }
     let mut jobs = Vec::new();
-    for (index, line) in lines.enumerate() {
-        if line.is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(',').collect();
+    for record in reader.records() {
+        let fields = record.map_err(|source| RunDirError::Csv {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let line = fields.position().map_or(0, |p| p.line() as usize);
         let bad = |column: usize, value: &str| RunDirError::BadValue {
             path: path.to_path_buf(),
-            line: index + 2,
+            line,
             column: COLUMNS[column],
             value: value.to_owned(),
         };
-        let field = |column: usize| fields.get(at[column]).copied().unwrap_or("");
+        let field = |column: usize| fields.get(at[column]).unwrap_or("");
         let int = |column: usize| {
             field(column)
                 .parse::<i64>()
                 .map_err(|_| bad(column, field(column)))
         };
         let number = field(0).parse::<u64>().map_err(|_| bad(0, field(0)))?;
-        if final_state.and_then(|at| fields.get(at)) == Some(&"REJECTED") {
+        if final_state.and_then(|at| fields.get(at)) == Some("REJECTED") {
             rejected.push(number);
             rows.push(None);
             continue;
@@ -244,12 +277,12 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<ParsedJobs, RunDirError> {
 type SegmentRow = (usize, (i64, i64));
 
 fn parse_segments_csv(text: &str, path: &Path) -> Result<Vec<SegmentRow>, RunDirError> {
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let mut reader = csv_reader(text);
+    let header = csv_header(&mut reader, path)?;
     let column = |name: &'static str| {
         header
             .iter()
-            .position(|h| *h == name)
+            .position(|h| h == name)
             .ok_or_else(|| RunDirError::MissingColumn {
                 path: path.to_path_buf(),
                 column: name,
@@ -257,16 +290,17 @@ fn parse_segments_csv(text: &str, path: &Path) -> Result<Vec<SegmentRow>, RunDir
     };
     let (index_at, start_at, end_at) = (column("job_index")?, column("start")?, column("end")?);
     let mut segments = Vec::new();
-    for (line, text) in lines.enumerate() {
-        if text.is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = text.split(',').collect();
+    for record in reader.records() {
+        let fields = record.map_err(|source| RunDirError::Csv {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let line = fields.position().map_or(0, |p| p.line() as usize);
         let value = |at: usize, name: &'static str| {
-            let raw = fields.get(at).copied().unwrap_or("");
+            let raw = fields.get(at).unwrap_or("");
             raw.parse::<i64>().map_err(|_| RunDirError::BadValue {
                 path: path.to_path_buf(),
-                line: line + 2,
+                line,
                 column: name,
                 value: raw.to_owned(),
             })
@@ -274,9 +308,9 @@ fn parse_segments_csv(text: &str, path: &Path) -> Result<Vec<SegmentRow>, RunDir
         let index =
             usize::try_from(value(index_at, "job_index")?).map_err(|_| RunDirError::BadValue {
                 path: path.to_path_buf(),
-                line: line + 2,
+                line,
                 column: "job_index",
-                value: fields[index_at].to_owned(),
+                value: fields.get(index_at).unwrap_or("").to_owned(),
             })?;
         segments.push((index, (value(start_at, "start")?, value(end_at, "end")?)));
     }

@@ -73,6 +73,16 @@ pub enum DeadlineFileError {
         /// What is wrong with it.
         problem: &'static str,
     },
+    /// A line is not CSV (e.g. an unterminated quote).
+    #[error("{source_name} line {line}: {message}")]
+    Malformed {
+        /// The file.
+        source_name: String,
+        /// 1-based line number.
+        line: usize,
+        /// What the CSV reader found.
+        message: String,
+    },
     /// A line does not have three fields.
     #[error("{source_name} line {line}: expected 3 comma-separated fields, found {found}")]
     FieldCount {
@@ -174,23 +184,39 @@ impl Deadlines {
     /// A missing or wrong header, a line without three fields, a bad job
     /// number, deadline or kind, or a repeated job number.
     pub fn parse(text: &str, source_name: &str) -> Result<Self, DeadlineFileError> {
-        let mut lines = text.lines();
-        let header = lines.next().unwrap_or("");
-        let header = header.strip_prefix('\u{feff}').unwrap_or(header);
-        if header.trim() != DEADLINES_HEADER {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        let mut records = reader.records();
+        let malformed = |line: usize, error: csv::Error| DeadlineFileError::Malformed {
+            source_name: source_name.to_owned(),
+            line,
+            message: error.to_string(),
+        };
+        let header = match records.next() {
+            Some(record) => record.map_err(|e| malformed(1, e))?,
+            None => csv::StringRecord::new(),
+        };
+        if header.iter().collect::<Vec<_>>().join(",") != DEADLINES_HEADER {
             return Err(DeadlineFileError::BadHeader {
                 source_name: source_name.to_owned(),
-                found: header.to_owned(),
+                found: text.lines().next().unwrap_or("").to_owned(),
             });
         }
         let mut first_line: BTreeMap<u64, usize> = BTreeMap::new();
         let mut deadlines = Self::new();
-        for (index, line) in lines.enumerate() {
-            let line_number = index + 2;
-            if line.trim().is_empty() {
+        for record in records {
+            let fields = record.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                malformed(line, e)
+            })?;
+            let line_number = fields.position().map_or(0, |p| p.line() as usize);
+            if fields.iter().all(str::is_empty) {
                 continue;
             }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
             if fields.len() != 3 {
                 return Err(DeadlineFileError::FieldCount {
                     source_name: source_name.to_owned(),
@@ -198,6 +224,7 @@ impl Deadlines {
                     found: fields.len(),
                 });
             }
+            let fields = [&fields[0], &fields[1], &fields[2]];
             let bad = |field: &'static str, value: &str, problem: &'static str| {
                 DeadlineFileError::BadField {
                     source_name: source_name.to_owned(),
@@ -296,6 +323,32 @@ mod tests {
         deadlines.extend_to_duplicates(&[(9, 3), (10, 2)]);
         assert_eq!(deadlines.get(9), deadlines.get(3));
         assert_eq!(deadlines.get(10), None);
+    }
+
+    #[test]
+    fn quoted_fields_and_spaces_are_read() {
+        // As a spreadsheet exports it.
+        let text = "job_number,deadline_after_submit,kind\r\n\"15\",\"7200\",\"user\"\r\n16, 60 ,artificial\r\n";
+        let deadlines = Deadlines::parse(text, "d.csv").unwrap();
+        assert_eq!(
+            deadlines.get(15),
+            Some(Deadline::new(7200, DeadlineKind::User))
+        );
+        assert_eq!(
+            deadlines.get(16),
+            Some(Deadline::new(60, DeadlineKind::Artificial))
+        );
+        let bad = Deadlines::parse(
+            "job_number,deadline_after_submit,kind\n\"1,2,user\n",
+            "d.csv",
+        );
+        assert!(
+            matches!(
+                bad,
+                Err(DeadlineFileError::FieldCount { .. } | DeadlineFileError::Malformed { .. })
+            ),
+            "{bad:?}"
+        );
     }
 
     #[test]

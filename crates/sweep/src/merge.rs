@@ -22,7 +22,6 @@
 //! (each seed's batch-means interval is still in differentials.csv).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
@@ -117,26 +116,39 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         .collect::<Result<_, String>>()?;
 
     let mut written = Vec::new();
-    let mut csv =
-        String::from("workload,load,load_method,seed,policy,achieved_load,metric,value\n");
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| e.to_string();
+    csv.write_record([
+        "workload",
+        "load",
+        "load_method",
+        "seed",
+        "policy",
+        "achieved_load",
+        "metric",
+        "value",
+    ])
+    .map_err(io)?;
     for result in &results {
         let c = &result.config;
         let metrics = serde_json::to_value(&result.metrics).map_err(|e| e.to_string())?;
         for metric in &spec.metrics {
             let value = metric_value(&metrics, metric).map_or_else(String::new, number);
-            let _ = writeln!(
-                csv,
-                "{},{},{},{},{},{},{metric},{value}",
-                c.workload,
-                number(c.load),
-                c.load_method,
-                c.seed.map_or_else(String::new, |s| s.to_string()),
-                csv_field(&c.policy),
-                result.offered_load.map_or_else(String::new, number),
-            );
+            csv.write_record([
+                c.workload.as_str(),
+                &number(c.load),
+                &c.load_method,
+                &c.seed.map_or_else(String::new, |s| s.to_string()),
+                &c.policy,
+                &result.offered_load.map_or_else(String::new, number),
+                metric,
+                &value,
+            ])
+            .map_err(io)?;
         }
     }
-    write_atomic(out, "results.csv", csv.as_bytes()).map_err(|e| e.to_string())?;
+    let csv = csv.into_inner().map_err(|e| e.to_string())?;
+    write_atomic(out, "results.csv", &csv).map_err(|e| e.to_string())?;
     written.push("results.csv".to_owned());
 
     let differentials = match &spec.baseline {
@@ -144,30 +156,46 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         None => None,
     };
     if let Some(rows) = &differentials {
-        let mut csv = String::from(
-            "workload,load,load_method,seed,policy,baseline,metric,mean,low,high,jobs,batches,batch_size\n",
-        );
+        let mut csv = csv::Writer::from_writer(Vec::new());
+        let io = |e: csv::Error| e.to_string();
+        csv.write_record([
+            "workload",
+            "load",
+            "load_method",
+            "seed",
+            "policy",
+            "baseline",
+            "metric",
+            "mean",
+            "low",
+            "high",
+            "jobs",
+            "batches",
+            "batch_size",
+        ])
+        .map_err(io)?;
         for row in rows {
             for (metric, d) in row.metrics() {
-                let _ = writeln!(
-                    csv,
-                    "{},{},{},{},{},{},{metric},{},{},{},{},{},{}",
-                    row.workload,
-                    number(row.load),
-                    row.load_method,
-                    row.seed.map_or_else(String::new, |s| s.to_string()),
-                    csv_field(&row.policy),
-                    csv_field(&row.baseline),
-                    number(d.mean),
-                    d.low.map_or_else(String::new, number),
-                    d.high.map_or_else(String::new, number),
-                    row.jobs,
-                    row.batches,
-                    row.batch_size,
-                );
+                csv.write_record([
+                    row.workload.as_str(),
+                    &number(row.load),
+                    &row.load_method,
+                    &row.seed.map_or_else(String::new, |s| s.to_string()),
+                    &row.policy,
+                    &row.baseline,
+                    metric,
+                    &number(d.mean),
+                    &d.low.map_or_else(String::new, number),
+                    &d.high.map_or_else(String::new, number),
+                    &row.jobs.to_string(),
+                    &row.batches.to_string(),
+                    &row.batch_size.to_string(),
+                ])
+                .map_err(io)?;
             }
         }
-        write_atomic(out, "differentials.csv", csv.as_bytes()).map_err(|e| e.to_string())?;
+        let csv = csv.into_inner().map_err(|e| e.to_string())?;
+        write_atomic(out, "differentials.csv", &csv).map_err(|e| e.to_string())?;
         written.push("differentials.csv".to_owned());
     }
     written.extend(plots(spec, cells, &results, differentials.as_deref(), out)?);
@@ -177,15 +205,6 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         foreign,
         written,
     })
-}
-
-/// Quotes a CSV field holding a comma (policy specs do).
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
 }
 
 /// One policy's differentials against the baseline at one load and seed.
