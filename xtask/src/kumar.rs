@@ -56,6 +56,9 @@ pub fn run(files: &[PathBuf]) -> Result<(), String> {
 }
 
 fn parse(text: &str) -> Result<Values, String> {
+    if text.trim().is_empty() {
+        return Err("empty file".to_owned());
+    }
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let columns = reader.headers().map_err(|e| e.to_string())?.clone();
     let column = |name: &str| {

@@ -501,9 +501,13 @@ mod tests {
         assert_eq!(metric_value(&v, "wait.mean"), Some(2.5));
         assert_eq!(metric_value(&v, "utilization"), Some(0.5));
         assert_eq!(metric_value(&v, "awrt"), None);
+        // A policy spec with a comma is quoted by the csv writer.
+        let mut csv = csv::Writer::from_writer(Vec::new());
+        csv.write_record(["los:lookahead=50,merit=maxjobs", "1"])
+            .unwrap();
         assert_eq!(
-            csv_field("los:lookahead=50,merit=maxjobs"),
-            "\"los:lookahead=50,merit=maxjobs\""
+            String::from_utf8(csv.into_inner().unwrap()).unwrap(),
+            "\"los:lookahead=50,merit=maxjobs\",1\n"
         );
         assert_eq!(number(0.1), "0.1");
     }
