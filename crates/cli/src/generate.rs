@@ -717,15 +717,13 @@ mod tests {
         a.load = Some(0.9);
         a.reduce_floor = Some(ReduceFloor::Runtime);
         let p = a.generator_params().unwrap();
-        assert_eq!(
-            p,
-            CwfParams {
-                small_prob: 0.3,
-                target_load: Some(0.9),
-                reduce_floor: ReduceFloor::Runtime,
-                ..CwfParams::default()
-            }
-        );
+        assert_eq!(p, {
+            let mut params = CwfParams::default();
+            params.small_prob = 0.3;
+            params.target_load = Some(0.9);
+            params.reduce_floor = ReduceFloor::Runtime;
+            params
+        });
         let mut l = LublinArgs::new(10, 256, 1, PathBuf::from("x.swf"));
         assert_eq!(
             l.generator_params().unwrap(),

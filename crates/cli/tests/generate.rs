@@ -291,14 +291,12 @@ fn parameter_files_round_trip_through_print_params() {
         c.display()
     ));
     let back: CwfParams = serde_json::from_str(params_note(&read(&c))).unwrap();
-    assert_eq!(
-        back,
-        CwfParams {
-            small_prob: 0.25,
-            exclusive_commands: true,
-            ..CwfParams::default()
-        }
-    );
+    assert_eq!(back, {
+        let mut params = CwfParams::default();
+        params.small_prob = 0.25;
+        params.exclusive_commands = true;
+        params
+    });
 }
 
 #[test]
@@ -442,6 +440,14 @@ fn bad_arguments_say_what_is_wrong() {
 #[test]
 fn the_fixture_is_what_the_generator_writes() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lublin-128-1000.swf");
+    if !fixture.exists() {
+        // The published crate has no repository around it.
+        println!(
+            "skipped: {} is not here (not a checkout of the repository)",
+            fixture.display()
+        );
+        return;
+    }
     let regenerated = temp_dir("fixture").join("lublin-128-1000.swf");
     // The command of fixtures/README.md.
     ok(&format!(

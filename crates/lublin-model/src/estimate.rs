@@ -32,6 +32,7 @@ pub enum EstimateModel {
 /// at least the runtime and at least 1.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EstimateParams {
     /// The model.
     pub model: EstimateModel,

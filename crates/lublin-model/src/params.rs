@@ -187,6 +187,7 @@ impl ClassParams {
 /// estimate. [`LublinParams::for_machine`] adapts the sizes to another machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
 pub struct LublinParams {
     /// Number of nodes of the machine: written as MaxNodes/MaxProcs, used for
     /// the offered load, and an upper bound on job sizes (the reference does

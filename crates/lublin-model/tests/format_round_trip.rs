@@ -110,10 +110,11 @@ fn streamed_summary_gives_the_collected_header() {
 fn summary_counts_by_hand() {
     // Two jobs submitted at 0 and 100 s on the default 320-processor machine
     // with no commands (P_E = P_R = 0): jobs 2, records 2, span 100.
-    let params = CwfParams {
-        extend_prob: 0.0,
-        reduce_prob: 0.0,
-        ..CwfParams::default()
+    let params = {
+        let mut params = CwfParams::default();
+        params.extend_prob = 0.0;
+        params.reduce_prob = 0.0;
+        params
     };
     let generator = CwfGenerator::new(params, 1).unwrap();
     let generated = generator.generate_detailed(2);
@@ -145,7 +146,7 @@ proptest::proptest! {
         dedicated in 0.0f64..=1.0,
         n in 0usize..200,
     ) {
-        let params = CwfParams { small_prob: small, dedicated_prob: dedicated, ..CwfParams::default() };
+        let params = { let mut params = CwfParams::default(); params.small_prob = small; params.dedicated_prob = dedicated; params };
         let generator = CwfGenerator::new(params, seed).unwrap();
         let generated = generator.generate_detailed(n);
         let workload = Workload::new(generator.header(&generated).unwrap(), generated.records);

@@ -88,13 +88,7 @@ proptest! {
         reduce in 0.0f64..=1.0,
         n in 0usize..300,
     ) {
-        let params = CwfParams {
-            small_prob: small,
-            dedicated_prob: dedicated,
-            extend_prob: extend,
-            reduce_prob: reduce,
-            ..CwfParams::default()
-        };
+        let params = { let mut params = CwfParams::default(); params.small_prob = small; params.dedicated_prob = dedicated; params.extend_prob = extend; params.reduce_prob = reduce; params };
         let lines = CwfGenerator::new(params, seed).unwrap().generate(n);
         let mut submitted = vec![None; n + 1];
         for r in &lines {

@@ -53,8 +53,10 @@ pub enum LosVariant {
     Basic,
 }
 
-/// The settings of an [`Los`] policy.
+/// The settings of an [`Los`] policy (build with [`LosConfig::new`]; new
+/// settings get defaults, so code written today keeps compiling).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LosConfig {
     /// Reservation_DP or Basic_DP.
     pub variant: LosVariant,
@@ -66,6 +68,24 @@ pub struct LosConfig {
     /// The lookahead C: how many waiting jobs (that fit the free
     /// processors) the DP examines.
     pub lookahead: usize,
+}
+
+impl LosConfig {
+    /// The settings of a LOS policy with this variant, merit, traceback
+    /// order and lookahead C.
+    pub fn new(
+        variant: LosVariant,
+        merit: LosMerit,
+        traceback: TracebackOrder,
+        lookahead: usize,
+    ) -> Self {
+        Self {
+            variant,
+            merit,
+            traceback,
+            lookahead,
+        }
+    }
 }
 
 /// Traceback order (a serde-friendly mirror of [`knapsack_dp::Traceback`]).

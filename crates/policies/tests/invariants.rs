@@ -57,12 +57,7 @@ fn los_configs() -> Vec<LosConfig> {
         for merit in [LosMerit::None, LosMerit::MaxJobs, LosMerit::MaxSlowdown] {
             for traceback in [TracebackOrder::BypassedFirst, TracebackOrder::SelectedFirst] {
                 for lookahead in [3, DEFAULT_LOOKAHEAD] {
-                    configs.push(LosConfig {
-                        variant,
-                        merit,
-                        traceback,
-                        lookahead,
-                    });
+                    configs.push(LosConfig::new(variant, merit, traceback, lookahead));
                 }
             }
         }

@@ -302,7 +302,7 @@ proptest! {
                 for merit in [LosMerit::None, LosMerit::MaxSlowdown] {
                     for traceback in [TracebackOrder::BypassedFirst, TracebackOrder::SelectedFirst] {
                         for lookahead in [2, 50] {
-                            let config = LosConfig { variant, merit, traceback, lookahead };
+                            let config = LosConfig::new(variant, merit, traceback, lookahead);
                             let los = if elastic {
                                 simulate(&jobs, &mut schedsim_policies::Elastic::new(Los::new(config), "los-e")).unwrap()
                             } else {

@@ -129,12 +129,13 @@ cwf = { jobs = 500, params = { small_prob = 0.2, dedicated_prob = 0.0 } }
     fn instances_reach_the_load_and_follow_the_params() {
         let settings = CwfSettings {
             jobs: 400,
-            params: CwfParams {
-                small_prob: 0.2,
-                dedicated_prob: 0.0,
-                extend_prob: 0.0,
-                reduce_prob: 0.0,
-                ..CwfParams::default()
+            params: {
+                let mut params = CwfParams::default();
+                params.small_prob = 0.2;
+                params.dedicated_prob = 0.0;
+                params.extend_prob = 0.0;
+                params.reduce_prob = 0.0;
+                params
             },
         };
         settings.validate().unwrap();
