@@ -123,6 +123,7 @@ mod los;
 mod order;
 mod pack;
 mod profile;
+mod scojo;
 mod shadow;
 mod spec;
 mod spec_kumar;
@@ -138,5 +139,10 @@ pub use greedy::{
 };
 pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
 pub use order::QueueOrder;
+pub use scojo::{
+    GroupParams, JobClass, OptimiserConfig, Rounding, ScojoConfig, ScojoCounters, ScojoPect,
+    SearchConfig, SearchCounters, SearchInput, SearchJob, SearchOrder, SearchOutcome, Selection,
+    SliceEnd, Tail, WorkCriterion, search_group,
+};
 pub use shadow::{Shadow, Starts, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

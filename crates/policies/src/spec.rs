@@ -198,6 +198,16 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "Hybrid-LOS-E: Hybrid-LOS with the ECC processor",
         options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
     },
+    PolicyInfo {
+        name: "scojo-pect",
+        summary: "SCOJO-PECT: coarse-grain time sharing of runtime classes by slices, suspending jobs to disk (Esbaugh & Sodan)",
+        options: crate::scojo::SCOJO_OPTIONS,
+    },
+    PolicyInfo {
+        name: "scojo-pect-opt",
+        summary: "SCOJO-PECT with the dynamic group optimiser: two-level discrepancy search with branch and bound",
+        options: crate::scojo::OPT_OPTIONS,
+    },
 ];
 
 /// Builds the policy a spec names.
@@ -218,6 +228,9 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
     };
     let options = Options::new(spec, info)?;
     if let Some(policy) = crate::spec_kumar::build(spec, &options)? {
+        return Ok(policy);
+    }
+    if let Some(policy) = crate::scojo::build(spec, &options)? {
         return Ok(policy);
     }
     if let Some(variant) = match spec.name.as_str() {
@@ -378,7 +391,7 @@ mod tests {
             build("eazy").unwrap_err(),
             "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic, \
              easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
-             hybrid-los, hybrid-los-e)"
+             hybrid-los, hybrid-los-e, scojo-pect, scojo-pect-opt)"
         );
         assert_eq!(
             build("easy:depth=2").unwrap_err(),

@@ -626,6 +626,10 @@ pub struct PolicyRun {
     pub elapsed: Duration,
     /// What a user should know about this run (see [`run_warnings`]).
     pub warnings: Vec<String>,
+    /// The policy's own counters ([`Policy::counters`](schedsim_sim_core::Policy::counters): an optimiser's
+    /// search effort, groups formed), in the order it lists them; empty for
+    /// most policies.
+    pub counters: Vec<(String, u64)>,
 }
 
 /// Share of the jobs killed at their estimate above which a run warns.
@@ -761,6 +765,11 @@ pub fn run_policy_with(
         None
     };
     let warnings = run_warnings(jobs, &schedule, &metrics);
+    let counters = policy
+        .counters()
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
     Ok(PolicyRun {
         spec: spec.clone(),
         name: policy.name().to_owned(),
@@ -769,6 +778,7 @@ pub fn run_policy_with(
         split,
         elapsed,
         warnings,
+        counters,
     })
 }
 
@@ -854,6 +864,9 @@ struct RunSummary<'a> {
     run_stats: &'a schedsim_sim_core::RunStats,
     /// See [`run_warnings`].
     warnings: &'a [String],
+    /// The policy's own counters, if it keeps any.
+    #[serde(skip_serializing_if = "PolicyCounters::is_empty")]
+    policy_counters: PolicyCounters<'a>,
     /// The log's time 0 in seconds since the Unix epoch and its time zone
     /// (the calendar policies saw), for tools that show dates (evalys's
     /// `UnixStartTime`).
@@ -861,6 +874,22 @@ struct RunSummary<'a> {
     unix_start_time: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_zone: Option<&'a str>,
+}
+
+/// A policy's counters as a JSON object, in the policy's order.
+#[derive(Debug)]
+struct PolicyCounters<'a>(&'a [(String, u64)]);
+
+impl PolicyCounters<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for PolicyCounters<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -959,6 +988,7 @@ pub fn write_run(
         split: run.split.as_ref(),
         run_stats: run.schedule.stats(),
         warnings: &run.warnings,
+        policy_counters: PolicyCounters(&run.counters),
         unix_start_time: loaded.jobs.calendar().map(Calendar::epoch),
         time_zone: loaded.jobs.calendar().map(Calendar::zone),
     };
@@ -1452,6 +1482,7 @@ mod tests {
             split: None,
             elapsed: Duration::ZERO,
             warnings: Vec::new(),
+            counters: Vec::new(),
         };
         let swf = workload_to_string(&simulated_workload(&loaded, &run).unwrap()).unwrap();
         assert!(swf.contains("; MaxJobs: 3\n; MaxRecords: 3\n"), "{swf}");
