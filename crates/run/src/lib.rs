@@ -36,14 +36,16 @@
 //! plotters into strings, so the same run always writes the same bytes.
 #![warn(missing_docs)]
 
+mod figure;
 mod plot;
 mod run_dir;
 mod simulate;
 mod simulate_split;
 
+pub use figure::{AUTO_LOG_RATIO, AxisScale, AxisUnit, FIGURE_WIDTH, Marker, PALETTE, SeriesLook};
 pub use plot::{
-    BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,
-    run_curves, started_out_of_order, utilization_series, wait_cdf,
+    BUCKETS, GanttColor, LineChart, PlotError, Series, SeriesStyle, gantt, line_chart,
+    queue_length_series, run_curves, started_out_of_order, utilization_series, wait_cdf,
 };
 pub use run_dir::{RunDir, RunDirError, RunJob};
 pub use simulate::{
