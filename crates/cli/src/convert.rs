@@ -1,7 +1,12 @@
-//! `schedsim convert IN OUT`: SWF <-> CWF <-> JSON lines, by file name.
+//! `schedsim convert IN OUT`: SWF <-> CWF <-> JSON lines <-> Batsim JSON,
+//! by file name.
 //!
-//! Formats: `.swf`, `.cwf`, `.jsonl`, each optionally followed by `.gz`
-//! (output is gzip-compressed then; input is told apart by its content).
+//! Formats: `.swf`, `.cwf`, `.jsonl`, `.json` (Batsim's workloads: delay
+//! profiles; see `workload_format`'s batsim module for the mapping), each
+//! optionally followed by `.gz` (SWF/CWF/JSON-lines output is
+//! gzip-compressed then; Batsim output is plain JSON; input is told apart
+//! by its content). Batsim output holds what SWF holds of a job's timing
+//! and size, so CWF information is refused or dropped as for SWF.
 //! SWF and CWF input are read alike (a file may mix 18- and 21-field lines).
 //! To CWF, SWF lines get `-1 S -1`. To SWF, a CWF line with information SWF
 //! cannot hold (an elastic control command, a requested start time, an
@@ -13,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use workload_format::{
-    CwfFields, ReadError, ReadOptions, RequestType, Workload, WriteError, create_path, open_input,
-    read_path, write_workload,
+    BatsimError, CwfFields, ReadError, ReadOptions, RequestType, Workload, WriteError, create_path,
+    open_input, read_batsim_path, read_path, write_batsim_path, write_workload,
 };
 
 use crate::CommandError;
@@ -23,15 +28,17 @@ use crate::jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 /// Arguments of `schedsim convert`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConvertArgs {
-    /// Input file: .swf, .cwf or .jsonl, optionally .gz.
+    /// Input file: .swf, .cwf, .jsonl or Batsim .json, optionally .gz.
     pub input: PathBuf,
-    /// Output file: .swf, .cwf or .jsonl, optionally .gz (then compressed).
+    /// Output file: .swf, .cwf, .jsonl (optionally .gz, then compressed) or
+    /// Batsim .json.
     pub output: PathBuf,
     /// Converting to SWF: drop CWF commands (ET/RT/EP/RP lines), requested
     /// start times and amounts instead of refusing; the counts are printed.
     #[arg(long)]
     pub drop_cwf: bool,
-    /// Skip bad lines of SWF/CWF input (counted) instead of stopping.
+    /// Skip bad lines of SWF/CWF input, or Batsim jobs without a delay
+    /// profile (counted), instead of stopping.
     #[arg(long)]
     pub lenient: bool,
 }
@@ -57,11 +64,13 @@ pub enum Format {
     Cwf,
     /// JSON lines (layout in the `schedsim_cli` crate docs).
     JsonLines,
+    /// Batsim's JSON workload (delay profiles).
+    BatsimJson,
 }
 
 impl Format {
-    /// The format of `path` by its name: `.swf`, `.cwf`, `.jsonl`, each
-    /// optionally followed by `.gz`.
+    /// The format of `path` by its name: `.swf`, `.cwf`, `.jsonl`, `.json`
+    /// (Batsim), each optionally followed by `.gz`.
     pub fn of(path: &Path) -> Option<Self> {
         let name = path.file_name()?.to_str()?;
         let name = name.strip_suffix(".gz").unwrap_or(name);
@@ -70,6 +79,7 @@ impl Format {
             "swf" => Some(Self::Swf),
             "cwf" => Some(Self::Cwf),
             "jsonl" => Some(Self::JsonLines),
+            "json" => Some(Self::BatsimJson),
             _ => None,
         }
     }
@@ -77,6 +87,7 @@ impl Format {
 
 /// What `convert` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ConvertSummary {
     /// Records written.
     pub records: u64,
@@ -86,8 +97,14 @@ pub struct ConvertSummary {
     pub dropped_start_times: u64,
     /// Amounts of submissions dropped (`--drop-cwf`).
     pub dropped_amounts: u64,
-    /// Lines skipped in lenient mode.
+    /// Lines (SWF/CWF input) or jobs (Batsim input) skipped in lenient
+    /// mode.
     pub skipped_lines: u64,
+    /// Batsim input: jobs skipped in lenient mode by reason.
+    pub skipped_jobs: std::collections::BTreeMap<String, u64>,
+    /// Batsim input: the ids were not unique integers, so jobs were
+    /// numbered 1..n in submission order.
+    pub renumbered: bool,
 }
 
 /// Why `convert` failed.
@@ -95,7 +112,7 @@ pub struct ConvertSummary {
 #[non_exhaustive]
 pub enum ConvertError {
     /// A file name does not tell its format.
-    #[error("cannot tell the format of {} from its name (use .swf, .cwf or .jsonl, optionally followed by .gz)", path.display())]
+    #[error("cannot tell the format of {} from its name (use .swf, .cwf, .jsonl or .json, optionally followed by .gz)", path.display())]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -106,6 +123,9 @@ pub enum ConvertError {
     /// Reading or writing JSON lines failed.
     #[error(transparent)]
     JsonLines(#[from] JsonLinesError),
+    /// Reading or writing a Batsim workload failed.
+    #[error(transparent)]
+    Batsim(#[from] BatsimError),
     /// The output file could not be created, or a record cannot be written
     /// (a field 6 value SWF cannot hold).
     #[error(transparent)]
@@ -151,9 +171,14 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         })
     };
     let (from, to) = (format(&args.input)?, format(&args.output)?);
+    let mut batsim_summary = None;
     let mut workload = if from == Format::JsonLines {
         let source_name = args.input.display().to_string();
         read_json_lines(open_input(&args.input)?, &source_name)?
+    } else if from == Format::BatsimJson {
+        let (workload, batsim) = read_batsim_path(&args.input, args.lenient)?;
+        batsim_summary = Some(batsim);
+        workload
     } else {
         let options = if args.lenient {
             ReadOptions::lenient()
@@ -166,8 +191,12 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         skipped_lines: workload.summary.skipped_lines,
         ..ConvertSummary::default()
     };
+    if let Some(batsim) = batsim_summary {
+        summary.skipped_jobs = batsim.skipped;
+        summary.renumbered = batsim.renumbered;
+    }
     match to {
-        Format::Swf => to_swf(&mut workload, args, &mut summary)?,
+        Format::Swf | Format::BatsimJson => to_swf(&mut workload, args, &mut summary)?,
         Format::Cwf => {
             for record in &mut workload.records {
                 record.cwf.get_or_insert(CwfFields {
@@ -235,6 +264,9 @@ fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertErro
         },
         other => ConvertError::Output(other),
     };
+    if to == Format::BatsimJson {
+        return Ok(write_batsim_path(workload, path)?);
+    }
     let output = create_path(path).map_err(ConvertError::Output)?;
     let output = match to {
         Format::JsonLines => write_json_lines(workload, output).map_err(|e| match e {
@@ -244,7 +276,9 @@ fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertErro
             },
             other => ConvertError::JsonLines(other),
         })?,
-        Format::Swf | Format::Cwf => write_workload(workload, output).map_err(write_error)?,
+        Format::Swf | Format::Cwf | Format::BatsimJson => {
+            write_workload(workload, output).map_err(write_error)?
+        }
     };
     output.finish().map_err(write_error)
 }
@@ -264,8 +298,27 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             s.dropped_commands, s.dropped_start_times, s.dropped_amounts
         )?;
     }
-    if s.skipped_lines > 0 {
+    if !s.skipped_jobs.is_empty() {
+        let reasons: Vec<String> = s
+            .skipped_jobs
+            .iter()
+            .map(|(reason, n)| format!("{reason}: {n}"))
+            .collect();
+        writeln!(
+            out,
+            "skipped {} jobs without a run time (--lenient): {}",
+            s.skipped_lines,
+            reasons.join(", ")
+        )?;
+    } else if s.skipped_lines > 0 {
         writeln!(out, "skipped {} bad lines (--lenient)", s.skipped_lines)?;
+    }
+    if s.renumbered {
+        writeln!(
+            out,
+            "the Batsim ids are not unique integers: jobs numbered 1..{} in submission order",
+            s.records
+        )?;
     }
     Ok(())
 }

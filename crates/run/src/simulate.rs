@@ -73,7 +73,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     HeaderError, JobStatus, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_path, workload_to_string, write_workload,
+    read_batsim_path, read_path, workload_to_string, write_workload,
 };
 
 /// The policies run when none is named.
@@ -82,8 +82,9 @@ pub const DEFAULT_POLICIES: &[&str] = &["fcfs", "easy", "conservative"];
 /// Arguments of `schedsim simulate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulateArgs {
-    /// The workload (.swf or .cwf, plain or gzip). Without it a built-in
-    /// Lublin-Feitelson workload is generated (its parameters are printed).
+    /// The workload (.swf, .cwf or a Batsim .json workload, plain or gzip).
+    /// Without it a built-in Lublin-Feitelson workload is generated (its
+    /// parameters are printed).
     #[arg(long, short = 'w', value_name = "FILE")]
     pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the header's MaxProcs, else
@@ -311,6 +312,9 @@ pub enum SimulateError {
     /// The workload could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// A Batsim JSON workload could not be read.
+    #[error(transparent)]
+    Batsim(#[from] workload_format::BatsimError),
     /// The workload file could not be hashed.
     #[error("cannot read {path}")]
     Hash {
@@ -461,6 +465,15 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
     prepare_workload(args, source, workload, read_summary)
 }
 
+/// Whether `path` names a Batsim JSON workload (`.json`, optionally
+/// followed by `.gz`); anything else is read as SWF/CWF.
+pub fn is_batsim_json(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.strip_suffix(".gz").unwrap_or(n))
+        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".json"))
+}
+
 /// Reads the workload file (or generates the built-in one) without
 /// normalizing it: the first half of [`load_workload`], for callers that
 /// prepare one workload several ways (`cargo xtask sweep`).
@@ -478,7 +491,11 @@ pub fn read_workload(
                 ReadOptions::strict()
             };
             let sha256 = sha256_file(path)?;
-            let workload = read_path(path, &options)?;
+            let workload = if is_batsim_json(path) {
+                read_batsim_path(path, args.lenient)?.0
+            } else {
+                read_path(path, &options)?
+            };
             let summary = workload.summary.clone();
             let source = WorkloadSource::File {
                 path: path.clone(),

@@ -110,6 +110,8 @@
 //! `#[non_exhaustive]`.
 #![warn(missing_docs)]
 
+#[cfg(feature = "batsim")]
+mod batsim;
 mod error;
 mod header;
 mod parse;
@@ -127,6 +129,11 @@ mod write;
 /// overflow 64-bit integers and every time converts to `f64` exactly.
 pub const MAX_TIME: u64 = 1 << 53;
 
+#[cfg(feature = "batsim")]
+pub use batsim::{
+    BatsimError, BatsimSummary, read_batsim_json, read_batsim_path, workload_to_batsim_json,
+    write_batsim_path,
+};
 pub use error::{FIELD_NAMES, HeaderError, LineError, ReadError, Reason, WriteError, field_name};
 pub use header::{Header, known_keys};
 pub use parse::parse_record;
