@@ -118,6 +118,8 @@ mod parse;
 mod pipe;
 mod read;
 mod record;
+#[cfg(feature = "sacct")]
+mod sacct;
 mod summary;
 mod workload;
 mod write;
@@ -141,6 +143,8 @@ pub use read::{
     Line, MAX_LINE_BYTES, Mode, ReadOptions, Reader, open_input, open_path, read_from, read_path,
 };
 pub use record::{CwfFields, JobStatus, Record, RequestType};
+#[cfg(feature = "sacct")]
+pub use sacct::{SacctError, SacctImport, SacctMapping, SacctOptions, SacctSummary, import_sacct};
 pub use summary::{Issue, ReadSummary};
 pub use workload::{PlacedComment, Workload};
 pub use write::{PathOutput, Writer, create_path, workload_to_string, write_path, write_workload};
