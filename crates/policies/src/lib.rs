@@ -136,7 +136,9 @@ pub use greedy::{
     Criterion, CriterionParams, GreedyError, GreedyJob, GreedyParameters, GreedyQueue, Situation,
     SortingCriterion, USER_GROUPS,
 };
-pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
+pub use los::{
+    DEFAULT_LOOKAHEAD, HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window,
+};
 pub use order::QueueOrder;
 pub use shadow::{Shadow, Starts, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

@@ -311,6 +311,7 @@ fn metric_label(metric: &str) -> String {
         "bounded_slowdown.mean" => "mean bounded slowdown".to_owned(),
         "utilization" => "utilization".to_owned(),
         "queue_length.mean" => "mean queue length (jobs)".to_owned(),
+        "queue_length.per_step_mean" => "mean queue length per step (jobs)".to_owned(),
         "awrt" => "AWRT".to_owned(),
         other => other.replace('_', " "),
     }
