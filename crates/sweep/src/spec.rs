@@ -322,6 +322,7 @@ pub const KNOWN_METRICS: &[&str] = &[
     "offered_load",
     "queue_length.mean",
     "queue_length.max",
+    "queue_length.per_step_mean",
     "jobs",
     "measured_jobs",
 ];
