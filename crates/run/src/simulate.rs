@@ -760,8 +760,24 @@ pub fn run_policy_with(
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
     let mut policy = build_policy(spec)?;
+    run_policy_object(jobs, &mut *policy, spec.clone(), config, options)
+}
+
+/// [`run_policy_with`] for a policy object built elsewhere (a policy of
+/// your own, or one written in Python); `spec` is what summary.json names
+/// it by.
+///
+/// # Errors
+/// As [`run_policy`], except a bad spec.
+pub fn run_policy_object(
+    jobs: &JobSet,
+    policy: &mut dyn schedsim_sim_core::Policy,
+    spec: PolicySpec,
+    config: &MetricsConfig,
+    options: &SimOptions,
+) -> Result<PolicyRun, SimulateError> {
     let started = Instant::now();
-    let schedule = simulate_with(jobs, &mut policy, options)?;
+    let schedule = simulate_with(jobs, policy, options)?;
     let elapsed = started.elapsed();
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
@@ -779,7 +795,7 @@ pub fn run_policy_with(
     };
     let warnings = run_warnings(jobs, &schedule, &metrics);
     Ok(PolicyRun {
-        spec: spec.clone(),
+        spec,
         name: policy.name().to_owned(),
         schedule,
         metrics,
@@ -945,6 +961,25 @@ pub fn write_run(
         })?;
 
     let path = dir.join("summary.json");
+    let json = summary_json(args, loaded, run).map_err(|e| SimulateError::Write {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    fs::write(&path, json).map_err(write_error(&path))?;
+    Ok(())
+}
+
+/// The text of a run's summary.json (pretty JSON, ending with a newline).
+///
+/// # Errors
+/// Serialization failure (a non-finite number cannot be one: they are
+/// written as null).
+pub fn summary_json(
+    args: &SimulateArgs,
+    loaded: &LoadedWorkload,
+    run: &PolicyRun,
+) -> Result<String, serde_json::Error> {
+    let config = metrics_config(args, loaded.jobs.model().procs);
     let summary = RunSummary {
         tool: "schedsim",
         version: env!("CARGO_PKG_VERSION"),
@@ -979,13 +1014,9 @@ pub fn write_run(
         unix_start_time: loaded.jobs.calendar().map(Calendar::epoch),
         time_zone: loaded.jobs.calendar().map(Calendar::zone),
     };
-    let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
-        path: path.clone(),
-        source: e.into(),
-    })?;
+    let mut json = serde_json::to_string_pretty(&summary)?;
     json.push('\n');
-    fs::write(&path, json).map_err(write_error(&path))?;
-    Ok(())
+    Ok(json)
 }
 
 /// jobs.csv in Batsim's layout (see the module docs).
