@@ -7,7 +7,9 @@
 //! - `sweep SPEC`: experiment sweeps (the `schedsim-sweep` crate, the same
 //!   as `schedsim sweep`, kept here as the project's entry point);
 //! - `kumar-tables RESULTS.csv`: the Delayed-LOS paper's tables from sweep
-//!   results (see the `kumar` module).
+//!   results (see the `kumar` module);
+//! - `results`: regenerates the figures of docs/results (see the `results`
+//!   module).
 
 use std::process::ExitCode;
 
@@ -15,6 +17,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod kumar;
+mod results;
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", about = "schedsim project automation")]
@@ -50,6 +53,10 @@ enum Task {
         #[arg(required = true)]
         results: Vec<std::path::PathBuf>,
     },
+    /// Regenerate the figures of docs/results from the sweeps in
+    /// experiments/ (run or resumed, then merged) and draw the schedule
+    /// figure; needs SCHEDSIM_TRACES.
+    Results,
 }
 
 fn main() -> ExitCode {
@@ -62,6 +69,7 @@ fn main() -> ExitCode {
         Task::BenchCase { index } => bench::run_case(index),
         Task::Sweep(args) => schedsim_sweep::sweep(&args).map_err(|e| schedsim_cli::error_line(&e)),
         Task::KumarTables { results } => kumar::run(&results),
+        Task::Results => results::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

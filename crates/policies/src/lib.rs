@@ -137,7 +137,9 @@ pub use greedy::{
     Criterion, CriterionParams, GreedyError, GreedyJob, GreedyParameters, GreedyQueue, Situation,
     SortingCriterion, USER_GROUPS,
 };
-pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
+pub use los::{
+    DEFAULT_LOOKAHEAD, HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window,
+};
 pub use order::QueueOrder;
 pub use scojo::{
     GroupParams, JobClass, OptimiserConfig, Rounding, ScojoConfig, ScojoCounters, ScojoPect,

@@ -5,7 +5,7 @@ use schedsim_sim_core::Policy;
 
 use crate::backfill::{Backfill, Depth};
 use crate::error::SpecError;
-use crate::los::{Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
+use crate::los::{HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window};
 use crate::order::QueueOrder;
 
 /// A policy named on the command line: `NAME[:key=value,...]`, e.g. `easy`,
@@ -90,13 +90,14 @@ pub struct PolicyInfo {
 
 const ORDER_OPTION: (&str, &str) = (
     "order",
-    "queue order: fcfs (default), sjf (shortest estimate), ljf (largest), saf (smallest size x estimate)",
+    "queue order: fcfs (default), sjf (shortest estimate; the thesis' SPT), ssf (smallest size; the thesis' SJF), ljf (largest), saf (smallest size x estimate)",
 );
 
 pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     (
         "merit",
-        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown",
+        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown, \
+         min-slowdown, max-response, min-response",
     ),
     (
         "traceback",
@@ -105,6 +106,33 @@ pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     (
         "lookahead",
         "how many waiting jobs the DP examines (default 50)",
+    ),
+];
+
+/// `los` and `los-basic`: the shared LOS options plus the thesis' readings.
+const LOS_THESIS_OPTIONS: &[(&str, &str)] = &[
+    (
+        "merit",
+        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown, \
+         min-slowdown, max-response, min-response",
+    ),
+    (
+        "traceback",
+        "among tied sets: bypassed-first (default, nearer the head) or selected-first",
+    ),
+    (
+        "lookahead",
+        "how many waiting jobs the DP examines (default 50)",
+    ),
+    (
+        "head",
+        "a head that fits: thesis (default: start it, then pack the rest with no \
+         reservation) or all-fitting (start heads while they fit, reserve for the next)",
+    ),
+    (
+        "window",
+        "the lookahead window: fit (default, the first C jobs that fit the free processors) \
+         or pickable (the first C that could start: end by the shadow or fit the extra)",
     ),
 ];
 
@@ -139,12 +167,12 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "los",
         summary: "LOS: lookahead optimizing scheduler, Reservation_DP behind a reserved head (Shmueli & Feitelson)",
-        options: LOS_OPTIONS,
+        options: LOS_THESIS_OPTIONS,
     },
     PolicyInfo {
         name: "los-basic",
         summary: "LOS with Basic_DP: only jobs that end by the head's shadow time are packed",
-        options: LOS_OPTIONS,
+        options: LOS_THESIS_OPTIONS,
     },
     // The twelve algorithms of Kumar et al.'s Table III (with easy and los
     // above); built by `crate::spec_kumar`.
@@ -243,7 +271,7 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
     let order = match options.get("order") {
         None => QueueOrder::Fcfs,
         Some(value) => QueueOrder::from_name(value)
-            .ok_or_else(|| options.bad_value("order", value, "fcfs, sjf, ljf or saf"))?,
+            .ok_or_else(|| options.bad_value("order", value, "fcfs, sjf, ssf, ljf or saf"))?,
     };
     let depth = match spec.name.as_str() {
         "fcfs" => Depth::Jobs(0),
@@ -281,6 +309,14 @@ pub(crate) fn los_config(
         &mut config.traceback,
         &mut config.lookahead,
     )?;
+    if let Some(value) = options.get("head") {
+        config.head = HeadRule::from_name(value)
+            .ok_or_else(|| options.bad_value("head", value, "thesis or all-fitting"))?;
+    }
+    if let Some(value) = options.get("window") {
+        config.window = Window::from_name(value)
+            .ok_or_else(|| options.bad_value("window", value, "fit or pickable"))?;
+    }
     Ok(config)
 }
 
@@ -293,8 +329,13 @@ pub(crate) fn apply_los_options(
     lookahead: &mut usize,
 ) -> Result<(), SpecError> {
     if let Some(value) = options.get("merit") {
-        *merit = LosMerit::from_name(value)
-            .ok_or_else(|| options.bad_value("merit", value, "none, maxjobs or max-slowdown"))?;
+        *merit = LosMerit::from_name(value).ok_or_else(|| {
+            options.bad_value(
+                "merit",
+                value,
+                "none, maxjobs, max-slowdown, min-slowdown, max-response or min-response",
+            )
+        })?;
     }
     if let Some(value) = options.get("traceback") {
         *traceback = TracebackOrder::from_name(value).ok_or_else(|| {
@@ -399,7 +440,7 @@ mod tests {
         );
         assert_eq!(
             build("easy:order=random").unwrap_err(),
-            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ljf or saf)"
+            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ssf, ljf or saf)"
         );
         assert_eq!(
             build("backfill").unwrap_err(),
@@ -420,7 +461,8 @@ mod tests {
         );
         assert_eq!(
             build("los:merit=min").unwrap_err(),
-            "policy `los`: option `merit` = `min` is not valid (expected none, maxjobs or max-slowdown)"
+            "policy `los`: option `merit` = `min` is not valid (expected none, maxjobs, max-slowdown, \
+             min-slowdown, max-response or min-response)"
         );
     }
 }

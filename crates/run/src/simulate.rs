@@ -73,7 +73,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     HeaderError, JobStatus, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_path, workload_to_string, write_workload,
+    read_batsim_path, read_path, workload_to_string, write_workload,
 };
 
 /// The policies run when none is named.
@@ -82,8 +82,9 @@ pub const DEFAULT_POLICIES: &[&str] = &["fcfs", "easy", "conservative"];
 /// Arguments of `schedsim simulate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulateArgs {
-    /// The workload (.swf or .cwf, plain or gzip). Without it a built-in
-    /// Lublin-Feitelson workload is generated (its parameters are printed).
+    /// The workload (.swf, .cwf or a Batsim .json workload, plain or gzip).
+    /// Without it a built-in Lublin-Feitelson workload is generated (its
+    /// parameters are printed).
     #[arg(long, short = 'w', value_name = "FILE")]
     pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the header's MaxProcs, else
@@ -311,6 +312,9 @@ pub enum SimulateError {
     /// The workload could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// A Batsim JSON workload could not be read.
+    #[error(transparent)]
+    Batsim(#[from] workload_format::BatsimError),
     /// The workload file could not be hashed.
     #[error("cannot read {path}")]
     Hash {
@@ -461,6 +465,15 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
     prepare_workload(args, source, workload, read_summary)
 }
 
+/// Whether `path` names a Batsim JSON workload (`.json`, optionally
+/// followed by `.gz`); anything else is read as SWF/CWF.
+pub fn is_batsim_json(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.strip_suffix(".gz").unwrap_or(n))
+        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".json"))
+}
+
 /// Reads the workload file (or generates the built-in one) without
 /// normalizing it: the first half of [`load_workload`], for callers that
 /// prepare one workload several ways (`cargo xtask sweep`).
@@ -478,7 +491,11 @@ pub fn read_workload(
                 ReadOptions::strict()
             };
             let sha256 = sha256_file(path)?;
-            let workload = read_path(path, &options)?;
+            let workload = if is_batsim_json(path) {
+                read_batsim_path(path, args.lenient)?.0
+            } else {
+                read_path(path, &options)?
+            };
             let summary = workload.summary.clone();
             let source = WorkloadSource::File {
                 path: path.clone(),
@@ -747,8 +764,24 @@ pub fn run_policy_with(
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
     let mut policy = build_policy(spec)?;
+    run_policy_object(jobs, &mut *policy, spec.clone(), config, options)
+}
+
+/// [`run_policy_with`] for a policy object built elsewhere (a policy of
+/// your own, or one written in Python); `spec` is what summary.json names
+/// it by.
+///
+/// # Errors
+/// As [`run_policy`], except a bad spec.
+pub fn run_policy_object(
+    jobs: &JobSet,
+    policy: &mut dyn schedsim_sim_core::Policy,
+    spec: PolicySpec,
+    config: &MetricsConfig,
+    options: &SimOptions,
+) -> Result<PolicyRun, SimulateError> {
     let started = Instant::now();
-    let schedule = simulate_with(jobs, &mut policy, options)?;
+    let schedule = simulate_with(jobs, policy, options)?;
     let elapsed = started.elapsed();
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
@@ -771,7 +804,7 @@ pub fn run_policy_with(
         .map(|(name, value)| (name.to_owned(), value))
         .collect();
     Ok(PolicyRun {
-        spec: spec.clone(),
+        spec,
         name: policy.name().to_owned(),
         schedule,
         metrics,
@@ -957,6 +990,25 @@ pub fn write_run(
         })?;
 
     let path = dir.join("summary.json");
+    let json = summary_json(args, loaded, run).map_err(|e| SimulateError::Write {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    fs::write(&path, json).map_err(write_error(&path))?;
+    Ok(())
+}
+
+/// The text of a run's summary.json (pretty JSON, ending with a newline).
+///
+/// # Errors
+/// Serialization failure (a non-finite number cannot be one: they are
+/// written as null).
+pub fn summary_json(
+    args: &SimulateArgs,
+    loaded: &LoadedWorkload,
+    run: &PolicyRun,
+) -> Result<String, serde_json::Error> {
+    let config = metrics_config(args, loaded.jobs.model().procs);
     let summary = RunSummary {
         tool: "schedsim",
         version: env!("CARGO_PKG_VERSION"),
@@ -992,13 +1044,9 @@ pub fn write_run(
         unix_start_time: loaded.jobs.calendar().map(Calendar::epoch),
         time_zone: loaded.jobs.calendar().map(Calendar::zone),
     };
-    let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
-        path: path.clone(),
-        source: e.into(),
-    })?;
+    let mut json = serde_json::to_string_pretty(&summary)?;
     json.push('\n');
-    fs::write(&path, json).map_err(write_error(&path))?;
-    Ok(())
+    Ok(json)
 }
 
 /// jobs.csv in Batsim's layout (see the module docs).
