@@ -142,9 +142,9 @@ pub use los::{
 };
 pub use order::QueueOrder;
 pub use scojo::{
-    GroupParams, JobClass, OptimiserConfig, Rounding, ScojoConfig, ScojoCounters, ScojoPect,
-    SearchConfig, SearchCounters, SearchInput, SearchJob, SearchOrder, SearchOutcome, Selection,
-    SliceEnd, Tail, WorkCriterion, search_group,
+    GroupParams, JobClass, NODES_PER_SCHEDULE, OptimiserConfig, Rounding, ScojoConfig,
+    ScojoCounters, ScojoPect, SearchConfig, SearchCounters, SearchInput, SearchJob, SearchOrder,
+    SearchOutcome, Selection, SliceEnd, Tail, WorkCriterion, search_group,
 };
 pub use shadow::{Shadow, Starts, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

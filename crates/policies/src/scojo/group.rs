@@ -125,14 +125,24 @@ mod tests {
         // Four are too few.
         assert!(!forms_group(&long, WorkCriterion::Work, 128, &five[..4]));
         // Sizes 50: total 250 <= 256.
-        assert!(!forms_group(&long, WorkCriterion::Work, 128, &[(50, 20_000); 5]));
+        assert!(!forms_group(
+            &long,
+            WorkCriterion::Work,
+            128,
+            &[(50, 20_000); 5]
+        ));
         // Sizes 60 for 6,000 s: total 300 > 256 but work 5 x 60 x 6,000 /
         // 128 = 14,062 <= 15,000.
         let short_ones = [(60, 6_000); 5];
         assert!(!forms_group(&long, WorkCriterion::Work, 128, &short_ones));
         // Section 6.1's reading: mean runtime 6,000 < 15,000 passes; 20,000
         // does not.
-        assert!(forms_group(&long, WorkCriterion::MeanRuntime, 128, &short_ones));
+        assert!(forms_group(
+            &long,
+            WorkCriterion::MeanRuntime,
+            128,
+            &short_ones
+        ));
         assert!(!forms_group(&long, WorkCriterion::MeanRuntime, 128, &five));
     }
 

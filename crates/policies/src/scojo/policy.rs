@@ -2,8 +2,7 @@
 //! class, smart backfilling, and the groups of the optimiser.
 
 use schedsim_sim_core::{
-    AvailabilityProfile, Decisions, JobId, JobState, Policy, ProcRange, SwitchOverhead, Time,
-    View,
+    AvailabilityProfile, Decisions, JobId, JobState, Policy, ProcRange, SwitchOverhead, Time, View,
 };
 
 use super::config::{JobClass, ScojoConfig, SliceEnd, Tail};
@@ -79,8 +78,11 @@ enum Act {
 
 /// SCOJO-PECT (Esbaugh and Sodan's coarse-grain time sharing, thesis
 /// section 4) and, with an [`OptimiserConfig`](super::OptimiserConfig), its dynamic group
-/// optimiser (sections 6 and 7). See the [module docs](super) for the
-/// algorithm, the thesis's text and the readings chosen.
+/// optimiser (sections 6 and 7): a cycle of class slices, suspending each
+/// slice's jobs at its end and resuming them on the same processors at the
+/// class's next slice, with smart backfilling of the other classes' jobs;
+/// the optimiser plans groups of waiting long or medium jobs by a bounded
+/// search. The crate's README and `schedsim policies` list the options.
 #[derive(Debug, Clone)]
 pub struct ScojoPect {
     name: String,
@@ -240,10 +242,9 @@ impl ScojoPect {
 
     /// The processors a job of `class` may start on now.
     fn allowed(&self, class: JobClass) -> u32 {
-        self.free.count_without(&[
-            &self.suspended_sets[class.index()],
-            &self.protected,
-        ]) * self.granularity
+        self.free
+            .count_without(&[&self.suspended_sets[class.index()], &self.protected])
+            * self.granularity
     }
 
     fn suspend(&mut self, view: &View<'_>, id: JobId) {
@@ -494,6 +495,7 @@ impl Policy for ScojoPect {
                 ("nodes_pruned", c.search.pruned),
                 ("force_shifts", c.search.shifted),
                 ("budget_exhausted", c.search.budget_exhausted),
+                ("node_budget_exhausted", c.search.node_budget_exhausted),
             ]);
         }
         list
@@ -717,12 +719,12 @@ impl ScojoPect {
             let finished = JobClass::ALL[index] == class
                 && !view.ended().is_empty()
                 && view.now() >= group.finish;
-            if group.jobs.is_empty() || finished {
-                if let Some(group) = self.groups[index].take() {
-                    for id in group.jobs {
-                        self.jobs[id.index()].in_group = false;
-                        self.counters.jobs_released += 1;
-                    }
+            if (group.jobs.is_empty() || finished)
+                && let Some(group) = self.groups[index].take()
+            {
+                for id in group.jobs {
+                    self.jobs[id.index()].in_group = false;
+                    self.counters.jobs_released += 1;
                 }
             }
         }
@@ -820,7 +822,8 @@ impl ScojoPect {
         );
         let mut plan = Vec::with_capacity(jobs.len());
         for &j in &outcome.order {
-            let keep = optimiser.tail == Tail::Keep || outcome.starts[j] + jobs[j].runtime <= finish;
+            let keep =
+                optimiser.tail == Tail::Keep || outcome.starts[j] + jobs[j].runtime <= finish;
             if keep {
                 plan.push(jobs[j].id);
             } else {

@@ -90,7 +90,10 @@ impl ProcSet {
 
     /// Whether every block of `self` is in `other`.
     pub(crate) fn is_subset(&self, other: &Self) -> bool {
-        self.words.iter().zip(&other.words).all(|(a, b)| a & !b == 0)
+        self.words
+            .iter()
+            .zip(&other.words)
+            .all(|(a, b)| a & !b == 0)
     }
 
     /// Blocks of `self` in none of `excluded`.
@@ -124,7 +127,8 @@ impl ProcSet {
                 if needed == 0 {
                     return true;
                 }
-                let mut left = excluded.iter().fold(w, |acc, set| acc & !set.words[i]) & !out.words[i];
+                let mut left =
+                    excluded.iter().fold(w, |acc, set| acc & !set.words[i]) & !out.words[i];
                 left = if pass == 0 {
                     left & !avoided.words[i]
                 } else {

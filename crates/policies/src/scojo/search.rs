@@ -69,7 +69,18 @@ pub struct SearchCounters {
     pub shifted: u64,
     /// Searches that stopped because the budget was used up.
     pub budget_exhausted: u64,
+    /// Searches that stopped because their node budget was used up (see
+    /// [`NODES_PER_SCHEDULE`]).
+    pub node_budget_exhausted: u64,
 }
+
+/// Search-tree nodes allowed per schedule of the budget. The thesis bounds
+/// the schedules evaluated (10,000 per group); with branch and bound most
+/// paths are cut before they become schedules, and the discrepancy passes
+/// over a group of 20-30 jobs can then visit factorially many nodes without
+/// spending any budget. Bounding the nodes as well (an addition of ours)
+/// keeps every search finite: at most `budget x 50` placements.
+pub const NODES_PER_SCHEDULE: u64 = 50;
 
 impl SearchCounters {
     /// Adds another search's counters.
@@ -80,6 +91,7 @@ impl SearchCounters {
         self.pruned += other.pruned;
         self.shifted += other.shifted;
         self.budget_exhausted += other.budget_exhausted;
+        self.node_budget_exhausted += other.node_budget_exhausted;
     }
 }
 
@@ -199,6 +211,8 @@ struct Searcher<'a> {
     lower: Vec<f64>,
     counters: SearchCounters,
     budget_left: u64,
+    /// Placements left in the current chunk's search.
+    nodes_left: u64,
     // The walk's state.
     profile: AvailabilityProfile,
     /// Jobs not yet placed, heuristic order (indices into input.jobs).
@@ -224,6 +238,7 @@ impl<'a> Searcher<'a> {
             lower: Vec::with_capacity(input.jobs.len()),
             counters: SearchCounters::default(),
             budget_left: config.budget,
+            nodes_left: 0,
             profile: input.base.clone(),
             remaining: Vec::new(),
             path: Vec::new(),
@@ -268,7 +283,9 @@ impl<'a> Searcher<'a> {
     /// `jobs` in largest-slowdown-first order, ties by submit time then
     /// input order.
     fn lsf(&self, jobs: &mut [usize]) {
-        let keys: Vec<f64> = (0..self.input.jobs.len()).map(|j| self.lsf_key(j)).collect();
+        let keys: Vec<f64> = (0..self.input.jobs.len())
+            .map(|j| self.lsf_key(j))
+            .collect();
         jobs.sort_by(|&a, &b| {
             keys[b]
                 .total_cmp(&keys[a])
@@ -383,6 +400,7 @@ impl<'a> Searcher<'a> {
         // The budget of this chunk only: what is left over goes on.
         let rest = self.budget_left - budget.min(self.budget_left);
         self.budget_left = budget.min(self.budget_left);
+        self.nodes_left = self.budget_left.saturating_mul(NODES_PER_SCHEDULE);
         let n = jobs.len();
         let passes: Vec<Pass> = match self.config.order {
             SearchOrder::Dfs => vec![Pass::All],
@@ -447,6 +465,12 @@ impl<'a> Searcher<'a> {
             if !allowed {
                 continue;
             }
+            if self.nodes_left == 0 {
+                self.stopped = true;
+                self.counters.node_budget_exhausted += 1;
+                return;
+            }
+            self.nodes_left -= 1;
             let j = self.remaining.remove(child);
             let checkpoint = self.profile.checkpoint();
             let start = place(&mut self.profile, self.input.now, &self.input.jobs[j]);
@@ -489,7 +513,11 @@ impl<'a> Searcher<'a> {
         if self.level1 {
             self.counters.level1_orders += 1;
         }
-        if self.best.threshold().is_none_or(|threshold| total < threshold) {
+        if self
+            .best
+            .threshold()
+            .is_none_or(|threshold| total < threshold)
+        {
             let candidate = self.candidate(total, makespan, responses);
             self.best.offer(candidate);
         }
@@ -553,7 +581,11 @@ impl<'a> Searcher<'a> {
             self.budget_left -= 1;
             self.counters.schedules += 1;
             self.counters.shifted += 1;
-            if self.best.threshold().is_none_or(|threshold| total < threshold) {
+            if self
+                .best
+                .threshold()
+                .is_none_or(|threshold| total < threshold)
+            {
                 let makespan = makespan.max(self.prefix_makespan).max(1);
                 self.best.offer(Candidate {
                     total,

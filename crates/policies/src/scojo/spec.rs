@@ -47,22 +47,46 @@ macro_rules! base_options {
 pub(crate) const SCOJO_OPTIONS: &[(&str, &str)] = &base_options!();
 
 const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
-    ("long-min-jobs", "a long group needs this many waiting long jobs (default 5)"),
-    ("medium-min-jobs", "a medium group needs this many (default 10)"),
-    ("long-max-jobs", "at most this many jobs in a long group (default 30)"),
-    ("medium-max-jobs", "at most this many in a medium group (default 20)"),
+    (
+        "long-min-jobs",
+        "a long group needs this many waiting long jobs (default 5)",
+    ),
+    (
+        "medium-min-jobs",
+        "a medium group needs this many (default 10)",
+    ),
+    (
+        "long-max-jobs",
+        "at most this many jobs in a long group (default 30)",
+    ),
+    (
+        "medium-max-jobs",
+        "at most this many in a medium group (default 20)",
+    ),
     (
         "long-size-factor",
         "a long group's total size must exceed this many machines (default 2)",
     ),
-    ("medium-size-factor", "the same for medium groups (default 1.5)"),
-    ("long-lambda", "lambda of the long work criterion (default 1)"),
-    ("medium-lambda", "lambda of the medium work criterion (default 2)"),
+    (
+        "medium-size-factor",
+        "the same for medium groups (default 1.5)",
+    ),
+    (
+        "long-lambda",
+        "lambda of the long work criterion (default 1)",
+    ),
+    (
+        "medium-lambda",
+        "lambda of the medium work criterion (default 2)",
+    ),
     (
         "long-mean-runtime",
         "R of the long work criterion, seconds (default 15000)",
     ),
-    ("medium-mean-runtime", "R of the medium work criterion (default 800)"),
+    (
+        "medium-mean-runtime",
+        "R of the medium work criterion (default 800)",
+    ),
     (
         "work-criterion",
         "work (default: sum(size x runtime) / machine > lambda R, section 7.2) or mean-runtime (mean runtime < lambda R, section 6.1)",
@@ -76,12 +100,18 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
         "long-wide-runtime",
         "... and this runtime, seconds (default 15000)",
     ),
-    ("medium-wide-runtime", "the same for medium jobs (default 800)"),
+    (
+        "medium-wide-runtime",
+        "the same for medium jobs (default 800)",
+    ),
     (
         "min-wide",
         "level 1 runs with at least this many long-wide jobs (default 3; section 7.3's 'greater than 3' is 4)",
     ),
-    ("max-wide", "level 1 permutes at most this many (default 6, at most 8)"),
+    (
+        "max-wide",
+        "level 1 permutes at most this many (default 6, at most 8)",
+    ),
     ("level1", "the level-1 search: on (default) or off"),
     ("level2", "the level-2 search: on (default) or off"),
     (
@@ -93,9 +123,18 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
         "a group of the maximum size is split into sub-groups of at most this many jobs (default 10)",
     ),
     ("search", "level 2's order: lds (default), dds or dfs"),
-    ("bnb", "branch and bound on total bounded slowdown: on (default) or off"),
-    ("bound", "BOUND of the bounded slowdown, seconds (default 600)"),
-    ("bsld", "the bounded slowdown rounded up (ceil, default, as printed) or not (real)"),
+    (
+        "bnb",
+        "branch and bound on total bounded slowdown: on (default) or off",
+    ),
+    (
+        "bound",
+        "BOUND of the bounded slowdown, seconds (default 600)",
+    ),
+    (
+        "bsld",
+        "the bounded slowdown rounded up (ceil, default, as printed) or not (real)",
+    ),
     (
         "shift",
         "force-shift a job into a hole at least runtime / shift long (default 1.5; 0 = off)",
@@ -114,8 +153,14 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
 ];
 
 const FINISH_OPTIONS: [(&str, &str); 3] = [
-    ("delta", "delta of the group finish time (default 0.1; not given)"),
-    ("min-util", "minUtil of the group finish time (default 0.75; not given)"),
+    (
+        "delta",
+        "delta of the group finish time (default 0.1; not given)",
+    ),
+    (
+        "min-util",
+        "minUtil of the group finish time (default 0.75; not given)",
+    ),
     (
         "dynamic",
         "backfilling upon dynamic submission: on (default) or off",
@@ -312,8 +357,18 @@ fn group_options(
     params: &mut GroupParams,
 ) -> Result<(), SpecError> {
     let key = |name: &str| format!("{class}-{name}");
-    number(options, &key("min-jobs"), &mut params.min_jobs, "a number of jobs")?;
-    number(options, &key("max-jobs"), &mut params.max_jobs, "a number of jobs")?;
+    number(
+        options,
+        &key("min-jobs"),
+        &mut params.min_jobs,
+        "a number of jobs",
+    )?;
+    number(
+        options,
+        &key("max-jobs"),
+        &mut params.max_jobs,
+        "a number of jobs",
+    )?;
     fraction(options, &key("size-factor"), &mut params.size_factor)?;
     fraction(options, &key("lambda"), &mut params.lambda)?;
     number(
