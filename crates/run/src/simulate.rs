@@ -73,7 +73,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     HeaderError, JobStatus, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_batsim_path, read_path, workload_to_string, write_workload,
+    read_batsim_path, read_path, workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -967,12 +967,20 @@ pub fn write_run(
     fs::create_dir_all(dir).map_err(write_error(dir))?;
     let config = metrics_config(args, loaded.jobs.model().procs);
 
+    // Every file is written to a temporary name and renamed, so a reader
+    // never sees half a file; summary.json comes last, so a folder with a
+    // new summary holds the files that go with it.
     let path = dir.join("jobs.csv");
-    fs::write(&path, jobs_csv(loaded, &run.schedule, config.tau)).map_err(write_error(&path))?;
+    write_atomically(
+        &path,
+        jobs_csv(loaded, &run.schedule, config.tau).as_bytes(),
+    )
+    .map_err(write_error(&path))?;
 
     let path = dir.join("segments.csv");
     if run.schedule.has_suspensions() {
-        fs::write(&path, segments_csv(loaded, &run.schedule)).map_err(write_error(&path))?;
+        write_atomically(&path, segments_csv(loaded, &run.schedule).as_bytes())
+            .map_err(write_error(&path))?;
     } else if path.exists() {
         // A stale file from an earlier run into this folder would be read
         // back as this run's.
@@ -981,21 +989,32 @@ pub fn write_run(
 
     let path = dir.join("schedule.swf");
     let schedule = simulated_workload(loaded, run)?;
-    let file = fs::File::create(&path).map_err(write_error(&path))?;
-    write_workload(&schedule, io::BufWriter::new(file))
-        .and_then(|mut writer| writer.flush().map_err(WriteError::from))
-        .map_err(|source| SimulateError::WriteSwf {
-            path: path.clone(),
-            source,
-        })?;
+    let text = workload_to_string(&schedule).map_err(|source| SimulateError::WriteSwf {
+        path: path.clone(),
+        source,
+    })?;
+    write_atomically(&path, text.as_bytes()).map_err(write_error(&path))?;
 
     let path = dir.join("summary.json");
     let json = summary_json(args, loaded, run).map_err(|e| SimulateError::Write {
         path: path.clone(),
         source: e.into(),
     })?;
-    fs::write(&path, json).map_err(write_error(&path))?;
+    write_atomically(&path, json.as_bytes()).map_err(write_error(&path))?;
     Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary name in the same folder
+/// and a rename: `path` holds the old content or the new, never a part.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".tmp-{}", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
 }
 
 /// The text of a run's summary.json (pretty JSON, ending with a newline).
@@ -1440,6 +1459,27 @@ mod tests {
     use schedsim_sim_core::{Decisions, Policy, View};
 
     use super::*;
+
+    #[test]
+    fn atomic_writes_replace_and_leave_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("schedsim-atomic-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("jobs.csv");
+        write_atomically(&path, b"old").unwrap();
+        write_atomically(&path, b"new").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        let names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["jobs.csv"]);
+        // A folder in the way: the write fails and nothing is left behind.
+        fs::create_dir_all(dir.join("summary.json")).unwrap();
+        assert!(write_atomically(&dir.join("summary.json"), b"{}").is_err());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Rejects job 3, suspends job 1 at 10 and resumes it at 30; FCFS
     /// otherwise (but it starts nothing at 10 and 30).
