@@ -46,7 +46,7 @@
 //! another as they wait, and the queue scans all waiting jobs per pick.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use schedsim_sim_core::{JobId, Time};
 use serde::{Deserialize, Serialize};
@@ -319,16 +319,27 @@ impl SortingCriterion {
         if self.criterion.group_order_is_fixed() {
             self.fixed_key(job) + self.slope(job.group()) * now as f64
         } else {
-            let p = &self.params;
-            let i = job.group() - 1;
-            let wait = (now - job.submit) as f64;
-            let inner = match self.criterion {
-                Criterion::F1 => {
-                    p.k[i] + p.a * wait / job.estimate() + p.b * job.estimate() / job.size()
-                }
-                _ => p.k[i] + p.a * wait / (job.estimate() * job.size()),
-            };
-            p.w[i] * inner
+            let (base, rate) = self.base_and_rate(job);
+            base + rate * (now - job.submit) as f64
+        }
+    }
+
+    /// f1, f3: the score is `base + rate * (t - r_j)` with base = w_i (K_i +
+    /// b p̄_j / m_j) (f3: w_i K_i) and rate = w_i a / p̄_j (f3: w_i a /
+    /// (p̄_j m_j)), the paper's formula with the products distributed, so
+    /// that the queue scans two numbers per job.
+    fn base_and_rate(&self, job: &GreedyJob) -> (f64, f64) {
+        let p = &self.params;
+        let i = job.group() - 1;
+        match self.criterion {
+            Criterion::F1 => (
+                p.w[i] * (p.k[i] + p.b * job.estimate() / job.size()),
+                p.w[i] * p.a / job.estimate(),
+            ),
+            _ => (
+                p.w[i] * p.k[i],
+                p.w[i] * p.a / (job.estimate() * job.size()),
+            ),
         }
     }
 
@@ -399,17 +410,28 @@ impl Ord for Descending {
 #[derive(Debug, Clone)]
 pub struct GreedyQueue {
     criterion: SortingCriterion,
-    jobs: BTreeMap<JobId, GreedyJob>,
+    /// The waiting jobs, densely (f1 and f3 scan them all per pick).
+    entries: Vec<(JobId, GreedyJob)>,
+    /// f1, f3: per entry, (base, rate, submit) of its score (see
+    /// `SortingCriterion::base_and_rate`), side by side for the scan.
+    lines: Vec<(f64, f64, Time)>,
+    /// Per job index, its place in `entries` (`ABSENT` if not waiting).
+    position: Vec<u32>,
     /// f2, f4: per group, (fixed key descending, submit, id).
     groups: [BTreeSet<(Descending, Time, JobId)>; USER_GROUPS],
 }
+
+/// A job not in [`GreedyQueue::entries`].
+const ABSENT: u32 = u32::MAX;
 
 impl GreedyQueue {
     /// An empty queue under `criterion`.
     pub fn new(criterion: SortingCriterion) -> Self {
         Self {
             criterion,
-            jobs: BTreeMap::new(),
+            entries: Vec::new(),
+            lines: Vec::new(),
+            position: Vec::new(),
             groups: Default::default(),
         }
     }
@@ -422,28 +444,44 @@ impl GreedyQueue {
     /// Switches to another criterion (a new scheduling situation); the
     /// per-group order is rebuilt.
     pub fn set_criterion(&mut self, criterion: SortingCriterion) {
+        if criterion == self.criterion {
+            return;
+        }
         self.criterion = criterion;
         self.groups = Default::default();
-        if criterion.criterion.group_order_is_fixed() {
-            let entries: Vec<(usize, (Descending, Time, JobId))> = self
-                .jobs
-                .iter()
-                .map(|(&id, job)| (job.group() - 1, self.group_entry(id, job)))
-                .collect();
-            for (group, entry) in entries {
-                self.groups[group].insert(entry);
+        self.lines.clear();
+        for &(id, job) in &self.entries {
+            if criterion.criterion.group_order_is_fixed() {
+                let entry = (Descending(criterion.fixed_key(&job)), job.submit, id);
+                self.groups[job.group() - 1].insert(entry);
+            } else {
+                let (base, rate) = criterion.base_and_rate(&job);
+                self.lines.push((base, rate, job.submit));
             }
         }
     }
 
     /// Waiting jobs.
     pub fn len(&self) -> usize {
-        self.jobs.len()
+        self.entries.len()
     }
 
     /// Whether no job waits.
     pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
+        self.entries.is_empty()
+    }
+
+    /// Whether `id` waits in the queue.
+    pub fn contains(&self, id: JobId) -> bool {
+        self.position.get(id.index()).is_some_and(|&p| p != ABSENT)
+    }
+
+    /// Removes every job.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.lines.clear();
+        self.position.clear();
+        self.groups = Default::default();
     }
 
     /// Adds a waiting job (replacing one with the same id).
@@ -451,18 +489,33 @@ impl GreedyQueue {
         self.remove(id);
         if self.criterion.criterion.group_order_is_fixed() {
             self.groups[job.group() - 1].insert(self.group_entry(id, &job));
+        } else {
+            let (base, rate) = self.criterion.base_and_rate(&job);
+            self.lines.push((base, rate, job.submit));
         }
-        self.jobs.insert(id, job);
+        if self.position.len() <= id.index() {
+            self.position.resize(id.index() + 1, ABSENT);
+        }
+        self.position[id.index()] = self.entries.len() as u32;
+        self.entries.push((id, job));
     }
 
     /// Removes a job (started, say); false if it was not waiting.
     pub fn remove(&mut self, id: JobId) -> bool {
-        let Some(job) = self.jobs.remove(&id) else {
+        if !self.contains(id) {
             return false;
-        };
+        }
+        let place = self.position[id.index()] as usize;
+        self.position[id.index()] = ABSENT;
+        let (_, job) = self.entries.swap_remove(place);
+        if let Some(&(moved, _)) = self.entries.get(place) {
+            self.position[moved.index()] = place as u32;
+        }
         if self.criterion.criterion.group_order_is_fixed() {
             let entry = self.group_entry(id, &job);
             self.groups[job.group() - 1].remove(&entry);
+        } else {
+            self.lines.swap_remove(place);
         }
         true
     }
@@ -470,21 +523,41 @@ impl GreedyQueue {
     /// The top job at time `now`: highest score, then earliest submission,
     /// then smallest id.
     pub fn top(&self, now: Time) -> Option<JobId> {
-        let candidates: Box<dyn Iterator<Item = (JobId, &GreedyJob)>> =
-            if self.criterion.criterion.group_order_is_fixed() {
-                Box::new(
-                    self.groups
-                        .iter()
-                        .filter_map(|set| set.first())
-                        .map(|&(_, _, id)| (id, &self.jobs[&id])),
-                )
-            } else {
-                Box::new(self.jobs.iter().map(|(&id, job)| (id, job)))
+        let best = |best: Option<(f64, Time, JobId)>, (id, job): (JobId, &GreedyJob)| {
+            let candidate = (self.criterion.score(job, now), job.submit, id);
+            match best {
+                Some(b) if before(b, candidate) != Ordering::Greater => Some(b),
+                _ => Some(candidate),
+            }
+        };
+        if self.criterion.criterion.group_order_is_fixed() {
+            return self
+                .groups
+                .iter()
+                .filter_map(|set| set.first())
+                .map(|&(_, _, id)| (id, &self.entries[self.position[id.index()] as usize].1))
+                .fold(None, best)
+                .map(|(_, _, id)| id);
+        }
+        // f1, f3: one pass over the (base, rate, submit) lines; scores are
+        // finite (bounded parameters, estimates and sizes at least 1).
+        let mut top: Option<(f64, Time, usize)> = None;
+        for (place, &(base, rate, submit)) in self.lines.iter().enumerate() {
+            let score = base + rate * (now - submit) as f64;
+            let better = match top {
+                None => true,
+                Some((best, best_submit, best_place)) => {
+                    score > best
+                        || (score == best
+                            && (submit, self.entries[place].0)
+                                < (best_submit, self.entries[best_place].0))
+                }
             };
-        candidates
-            .map(|(id, job)| (self.criterion.score(job, now), job.submit, id))
-            .min_by(|&a, &b| before(a, b))
-            .map(|(_, _, id)| id)
+            if better {
+                top = Some((score, submit, place));
+            }
+        }
+        top.map(|(_, _, place)| self.entries[place].0)
     }
 
     /// Greedy's step: the top job at `now` if its size (from `size_of`) is
@@ -508,9 +581,9 @@ impl GreedyQueue {
     /// tests; Greedy itself needs only [`GreedyQueue::top`]).
     pub fn ordered(&self, now: Time) -> Vec<JobId> {
         let mut all: Vec<(f64, Time, JobId)> = self
-            .jobs
+            .entries
             .iter()
-            .map(|(&id, job)| (self.criterion.score(job, now), job.submit, id))
+            .map(|&(id, ref job)| (self.criterion.score(job, now), job.submit, id))
             .collect();
         all.sort_by(|&a, &b| before(a, b));
         all.into_iter().map(|(_, _, id)| id).collect()

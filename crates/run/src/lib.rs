@@ -36,11 +36,13 @@
 //! plotters into strings, so the same run always writes the same bytes.
 #![warn(missing_docs)]
 
+mod groups;
 mod plot;
 mod run_dir;
 mod simulate;
 mod simulate_split;
 
+pub use groups::{GroupReport, ObjectiveValue, group_report, user_groups};
 pub use plot::{
     BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,
     run_curves, started_out_of_order, utilization_series, wait_cdf,
