@@ -70,7 +70,10 @@ use crate::greedy::{GreedyJob, GreedyParameters, GreedyQueue, Situation, USER_GR
 pub struct Greedy {
     params: GreedyParameters,
     name: String,
-    queue: GreedyQueue,
+    /// The waiting jobs once per situation, each under its criterion, so
+    /// that a change of situation costs nothing (rebuilding a queue of
+    /// thousands of jobs three times a day would dominate the run).
+    queues: [GreedyQueue; 3],
     /// The user group (1-5) of every job of the workload, by job index;
     /// empty until the first call.
     groups: Vec<u8>,
@@ -91,7 +94,7 @@ impl Greedy {
         Self {
             params,
             name: "greedy".to_owned(),
-            queue: GreedyQueue::new(params.weekday_day),
+            queues: SITUATIONS.map(|situation| GreedyQueue::new(*params.criterion(situation))),
             groups: Vec::new(),
             newest: None,
             last_call: Time::MIN,
@@ -142,11 +145,17 @@ impl Greedy {
         for &id in &waiting[waiting.len() - fresh..] {
             self.insert(view, id);
         }
-        if self.queue.len() != waiting.len() {
-            self.queue.clear();
+        if self.queues[0].len() != waiting.len() {
+            self.clear();
             for &id in waiting {
                 self.insert(view, id);
             }
+        }
+    }
+
+    fn clear(&mut self) {
+        for queue in &mut self.queues {
+            queue.clear();
         }
     }
 
@@ -155,11 +164,20 @@ impl Greedy {
         let group = usize::from(self.groups[id.index()]);
         // Groups are 1-5 by construction.
         if let Ok(greedy_job) = GreedyJob::new(group, job.submit, job.estimate, job.size) {
-            self.queue.insert(id, greedy_job);
+            for queue in &mut self.queues {
+                queue.insert(id, greedy_job);
+            }
         }
         self.newest = self.newest.max(Some(id));
     }
 }
+
+/// The situations, in the order of [`Greedy`]'s queues.
+const SITUATIONS: [Situation; 3] = [
+    Situation::Weekend,
+    Situation::WeekdayDay,
+    Situation::WeekdayNight,
+];
 
 /// The user group (1-5) of every job, by job index.
 fn user_groups(view: &View<'_>) -> Vec<u8> {
@@ -190,7 +208,7 @@ impl Policy for Greedy {
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
         if self.groups.len() != view.jobs().len() || view.now() < self.last_call {
             self.groups = user_groups(view);
-            self.queue.clear();
+            self.clear();
             self.newest = None;
         }
         let now = view.now();
@@ -198,11 +216,17 @@ impl Policy for Greedy {
         self.sync_queue(view);
         let local = view.calendar().unwrap_or(&self.utc).local(now);
         let situation = Situation::of(local.weekday, local.hour);
-        self.queue.set_criterion(*self.params.criterion(situation));
+        let current = SITUATIONS
+            .iter()
+            .position(|&s| s == situation)
+            .unwrap_or_default();
         let mut free = view.free();
-        while let Some(id) = self.queue.pop_if_fits(now, free, |id| view.job(id).size) {
+        while let Some(id) = self.queues[current].pop_if_fits(now, free, |id| view.job(id).size) {
             free -= view.job(id).size;
             decisions.start(id);
+            for queue in &mut self.queues {
+                queue.remove(id);
+            }
         }
     }
 }
