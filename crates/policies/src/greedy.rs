@@ -43,12 +43,17 @@
 //! scores of f2 and f4 are computed in this split form everywhere, so the
 //! queue and [`SortingCriterion::score`] agree to the last bit). f1 and f3
 //! divide the wait by the job's own estimate (and size): jobs overtake one
-//! another as they wait, and the queue scans all waiting jobs per pick.
+//! another as they wait. Their scores are lines in t, and the queue follows
+//! the highest with a kinetic tournament (`crate::kinetic`): a pick costs
+//! O(log n) per overtaking since the last pick instead of a scan of the
+//! queue.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 use schedsim_sim_core::{JobId, Time};
+
+use crate::kinetic::Tournament;
 use serde::{Deserialize, Serialize};
 
 /// The number of user groups the criteria weigh (the paper's Table II).
@@ -319,19 +324,20 @@ impl SortingCriterion {
         if self.criterion.group_order_is_fixed() {
             self.fixed_key(job) + self.slope(job.group()) * now as f64
         } else {
-            let (base, rate) = self.base_and_rate(job);
-            base + rate * (now - job.submit) as f64
+            let (intercept, slope) = self.line(job);
+            intercept + slope * now as f64
         }
     }
 
-    /// f1, f3: the score is `base + rate * (t - r_j)` with base = w_i (K_i +
-    /// b p̄_j / m_j) (f3: w_i K_i) and rate = w_i a / p̄_j (f3: w_i a /
-    /// (p̄_j m_j)), the paper's formula with the products distributed, so
-    /// that the queue scans two numbers per job.
-    fn base_and_rate(&self, job: &GreedyJob) -> (f64, f64) {
+    /// f1, f3: the score as a line in t, `intercept + slope * t`, with
+    /// `slope = w_i a / p̄_j` (f3: `w_i a / (p̄_j m_j)`) and `intercept =
+    /// w_i (K_i + b p̄_j / m_j) - slope r_j` (f3: `w_i K_i - slope r_j`):
+    /// the paper's formula with the products distributed, so that the
+    /// queue can follow the top line as time passes (`crate::kinetic`).
+    fn line(&self, job: &GreedyJob) -> (f64, f64) {
         let p = &self.params;
         let i = job.group() - 1;
-        match self.criterion {
+        let (base, slope) = match self.criterion {
             Criterion::F1 => (
                 p.w[i] * (p.k[i] + p.b * job.estimate() / job.size()),
                 p.w[i] * p.a / job.estimate(),
@@ -340,7 +346,8 @@ impl SortingCriterion {
                 p.w[i] * p.k[i],
                 p.w[i] * p.a / (job.estimate() * job.size()),
             ),
-        }
+        };
+        (base - slope * job.submit as f64, slope)
     }
 
     /// f2, f4: w_i (K_i - a r_j + b g_j), the part of the score that does
@@ -412,9 +419,8 @@ pub struct GreedyQueue {
     criterion: SortingCriterion,
     /// The waiting jobs, densely (f1 and f3 scan them all per pick).
     entries: Vec<(JobId, GreedyJob)>,
-    /// f1, f3: per entry, (base, rate, submit) of its score (see
-    /// `SortingCriterion::base_and_rate`), side by side for the scan.
-    lines: Vec<(f64, f64, Time)>,
+    /// f1, f3: the jobs' score lines, in a kinetic tournament.
+    lines: Tournament,
     /// Per job index, its place in `entries` (`ABSENT` if not waiting).
     position: Vec<u32>,
     /// f2, f4: per group, (fixed key descending, submit, id).
@@ -430,7 +436,7 @@ impl GreedyQueue {
         Self {
             criterion,
             entries: Vec::new(),
-            lines: Vec::new(),
+            lines: Tournament::default(),
             position: Vec::new(),
             groups: Default::default(),
         }
@@ -455,8 +461,8 @@ impl GreedyQueue {
                 let entry = (Descending(criterion.fixed_key(&job)), job.submit, id);
                 self.groups[job.group() - 1].insert(entry);
             } else {
-                let (base, rate) = criterion.base_and_rate(&job);
-                self.lines.push((base, rate, job.submit));
+                let (intercept, slope) = criterion.line(&job);
+                self.lines.insert(id, intercept, slope, job.submit);
             }
         }
     }
@@ -490,8 +496,8 @@ impl GreedyQueue {
         if self.criterion.criterion.group_order_is_fixed() {
             self.groups[job.group() - 1].insert(self.group_entry(id, &job));
         } else {
-            let (base, rate) = self.criterion.base_and_rate(&job);
-            self.lines.push((base, rate, job.submit));
+            let (intercept, slope) = self.criterion.line(&job);
+            self.lines.insert(id, intercept, slope, job.submit);
         }
         if self.position.len() <= id.index() {
             self.position.resize(id.index() + 1, ABSENT);
@@ -515,14 +521,19 @@ impl GreedyQueue {
             let entry = self.group_entry(id, &job);
             self.groups[job.group() - 1].remove(&entry);
         } else {
-            self.lines.swap_remove(place);
+            self.lines.remove(id);
         }
         true
     }
 
     /// The top job at time `now`: highest score, then earliest submission,
-    /// then smallest id.
-    pub fn top(&self, now: Time) -> Option<JobId> {
+    /// then smallest id. f2, f4: the best of the five group heads; f1, f3:
+    /// the kinetic tournament's winner (a query earlier than the last one
+    /// rebuilds it).
+    pub fn top(&mut self, now: Time) -> Option<JobId> {
+        if !self.criterion.criterion.group_order_is_fixed() {
+            return self.lines.top(now);
+        }
         let best = |best: Option<(f64, Time, JobId)>, (id, job): (JobId, &GreedyJob)| {
             let candidate = (self.criterion.score(job, now), job.submit, id);
             match best {
@@ -530,34 +541,12 @@ impl GreedyQueue {
                 _ => Some(candidate),
             }
         };
-        if self.criterion.criterion.group_order_is_fixed() {
-            return self
-                .groups
-                .iter()
-                .filter_map(|set| set.first())
-                .map(|&(_, _, id)| (id, &self.entries[self.position[id.index()] as usize].1))
-                .fold(None, best)
-                .map(|(_, _, id)| id);
-        }
-        // f1, f3: one pass over the (base, rate, submit) lines; scores are
-        // finite (bounded parameters, estimates and sizes at least 1).
-        let mut top: Option<(f64, Time, usize)> = None;
-        for (place, &(base, rate, submit)) in self.lines.iter().enumerate() {
-            let score = base + rate * (now - submit) as f64;
-            let better = match top {
-                None => true,
-                Some((best, best_submit, best_place)) => {
-                    score > best
-                        || (score == best
-                            && (submit, self.entries[place].0)
-                                < (best_submit, self.entries[best_place].0))
-                }
-            };
-            if better {
-                top = Some((score, submit, place));
-            }
-        }
-        top.map(|(_, _, place)| self.entries[place].0)
+        self.groups
+            .iter()
+            .filter_map(|set| set.first())
+            .map(|&(_, _, id)| (id, &self.entries[self.position[id.index()] as usize].1))
+            .fold(None, best)
+            .map(|(_, _, id)| id)
     }
 
     /// Greedy's step: the top job at `now` if its size (from `size_of`) is

@@ -121,6 +121,7 @@ mod elastic;
 mod error;
 mod greedy;
 mod greedy_policy;
+mod kinetic;
 mod los;
 mod order;
 mod pack;
