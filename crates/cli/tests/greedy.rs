@@ -119,7 +119,8 @@ fn simulate_reports_groups_objective_and_scaling() {
         serde_json::from_str(&text).expect("json")
     };
     let fcfs = summary("fcfs");
-    let greedy = summary(&format!("greedy_params={}", s(&params)).replace([':', ','], "_"));
+    // The folder is the spec with `:`, `,` and `/` turned into `_`.
+    let greedy = summary(&format!("greedy_params={}", s(&params)).replace([':', ',', '/'], "_"));
     // The machine is the scaled one; half of the 200 jobs were duplicated
     // into 4 each: 100 + 100 x 4 = 500 records.
     assert_eq!(fcfs["machine"]["procs"], 32);

@@ -71,10 +71,12 @@ impl fmt::Display for PolicySpec {
 }
 
 impl PolicySpec {
-    /// A name safe for a directory: the spec with `:` and `,` turned into
-    /// `_`, e.g. `easy_order=sjf`.
+    /// A name safe for a directory: the spec with `:`, `,` and path
+    /// separators (of option values that are files, e.g.
+    /// `greedy:params=runs/best.json`) turned into `_`, e.g.
+    /// `easy_order=sjf`.
     pub fn dir_name(&self) -> String {
-        self.to_string().replace([':', ','], "_")
+        self.to_string().replace([':', ',', '/', '\\'], "_")
     }
 }
 
@@ -387,6 +389,13 @@ mod tests {
                 .unwrap()
                 .dir_name(),
             "backfill_depth=4_order=saf"
+        );
+        assert_eq!(
+            "greedy:params=runs/kth/best.json"
+                .parse::<PolicySpec>()
+                .unwrap()
+                .dir_name(),
+            "greedy_params=runs_kth_best.json"
         );
     }
 

@@ -1,8 +1,8 @@
 //! `schedsim simulate`: replay a workload under one or more policies, print
 //! a comparison, and write per-policy results.
 //!
-//! Output per policy in `DIR/POLICY/` (POLICY is the spec with `:` and `,`
-//! turned into `_`):
+//! Output per policy in `DIR/POLICY/` (POLICY is the spec with `:`, `,` and
+//! `/` turned into `_`):
 //! - `jobs.csv`: one row per simulated job in arrival order, with every
 //!   column of Batsim's jobs.csv, in its order (`job_id`, `workload_name`,
 //!   `profile`, `submission_time`, `requested_number_of_resources`,
