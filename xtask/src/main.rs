@@ -4,6 +4,8 @@
 //!
 //! Tasks:
 //! - `bench`: the performance targets (see the `bench` module);
+//! - `bench-greedy`: Greedy's speed on KTH scaled to 1,024 processors and
+//!   the projected time of a full training (issue 13);
 //! - `sweep SPEC`: experiment sweeps (the `schedsim-sweep` crate, the same
 //!   as `schedsim sweep`, kept here as the project's entry point);
 //! - `kumar-tables RESULTS.csv`: the Delayed-LOS paper's tables from sweep
@@ -16,6 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_greedy;
 mod kumar;
 mod results;
 
@@ -35,6 +38,23 @@ enum Task {
         /// Runs per case.
         #[arg(long, default_value_t = 5)]
         repeat: usize,
+    },
+    /// Issue 13's speed targets: Greedy on KTH scaled to 1,024 processors,
+    /// one simulation and simulations per second under random parameter
+    /// sets, with the projected time of a full training.
+    BenchGreedy {
+        /// Runs of the fixed parameter set.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        /// Random parameter sets.
+        #[arg(long, default_value_t = 20)]
+        random: usize,
+        /// Seed of the random parameter sets.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A parameter file to time instead of f2 in FCFS order.
+        #[arg(long, value_name = "FILE")]
+        params: Option<std::path::PathBuf>,
     },
     /// One benchmark case in this process (used by `bench`).
     #[command(hide = true)]
@@ -67,6 +87,12 @@ fn main() -> ExitCode {
             }
         }),
         Task::BenchCase { index } => bench::run_case(index),
+        Task::BenchGreedy {
+            repeat,
+            random,
+            seed,
+            params,
+        } => bench_greedy::run(repeat, random, seed, params.as_deref()),
         Task::Sweep(args) => schedsim_sweep::sweep(&args).map_err(|e| schedsim_cli::error_line(&e)),
         Task::KumarTables { results } => kumar::run(&results),
         Task::Results => results::run(),

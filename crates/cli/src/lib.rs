@@ -52,11 +52,14 @@ pub use plot_command::{
 pub use schedsim_run::{SimulateArgs, SimulateError, SimulateOutcome, list_policies, simulate};
 // The sweeps live in schedsim-sweep.
 pub use schedsim_sweep::{SweepArgs, SweepError, sweep};
+// Greedy training lives in schedsim-train.
+pub use schedsim_train::{TrainArgs, TrainError, TrainOutcome, train};
 pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
 pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};
 
 impl CommandError for SimulateError {}
 impl CommandError for SweepError {}
+impl CommandError for TrainError {}
 
 /// What every command error tells the binary besides its message.
 pub trait CommandError: Error {

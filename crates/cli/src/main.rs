@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use schedsim_cli::{
     CommandError, CompareArgs, ConvertArgs, GenerateArgs, PlotArgs, SimulateArgs, StatsArgs,
-    SweepArgs, ValidateArgs, error_report,
+    SweepArgs, TrainArgs, ValidateArgs, error_report,
 };
 
 /// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
@@ -47,6 +47,12 @@ enum Command {
     /// the figures; --shard/--slurm split it over processes or a Slurm job
     /// array.
     Sweep(SweepArgs),
+    /// Train Greedy's sorting criteria with a (mu+lambda) evolution strategy
+    /// (Franke, Lepping and Schwiegelshohn) on one or more workloads
+    /// (resumable); writes best.json (a greedy:params file), the
+    /// per-generation log, a convergence plot and an evaluation against
+    /// EASY per user group.
+    Train(TrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +69,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(drop)),
         Command::Plot(args) => finish(schedsim_cli::plot(args, &mut out).map(drop)),
         Command::Sweep(args) => finish(schedsim_cli::sweep(args)),
+        Command::Train(args) => finish(schedsim_cli::train(args, &mut out).map(drop)),
     };
     let _ = out.flush();
     result

@@ -59,4 +59,13 @@ pub enum SpecError {
         /// What would be accepted.
         expected: String,
     },
+    /// A parameter file (e.g. Greedy's `params=FILE`) that cannot be read
+    /// or is not valid.
+    #[error("parameter file {path}: {reason}")]
+    BadParameterFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
 }

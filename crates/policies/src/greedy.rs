@@ -43,12 +43,17 @@
 //! scores of f2 and f4 are computed in this split form everywhere, so the
 //! queue and [`SortingCriterion::score`] agree to the last bit). f1 and f3
 //! divide the wait by the job's own estimate (and size): jobs overtake one
-//! another as they wait, and the queue scans all waiting jobs per pick.
+//! another as they wait. Their scores are lines in t, and the queue follows
+//! the highest with a kinetic tournament (`crate::kinetic`): a pick costs
+//! O(log n) per overtaking since the last pick instead of a scan of the
+//! queue.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use schedsim_sim_core::{JobId, Time};
+
+use crate::kinetic::Tournament;
 use serde::{Deserialize, Serialize};
 
 /// The number of user groups the criteria weigh (the paper's Table II).
@@ -319,17 +324,30 @@ impl SortingCriterion {
         if self.criterion.group_order_is_fixed() {
             self.fixed_key(job) + self.slope(job.group()) * now as f64
         } else {
-            let p = &self.params;
-            let i = job.group() - 1;
-            let wait = (now - job.submit) as f64;
-            let inner = match self.criterion {
-                Criterion::F1 => {
-                    p.k[i] + p.a * wait / job.estimate() + p.b * job.estimate() / job.size()
-                }
-                _ => p.k[i] + p.a * wait / (job.estimate() * job.size()),
-            };
-            p.w[i] * inner
+            let (intercept, slope) = self.line(job);
+            intercept + slope * now as f64
         }
+    }
+
+    /// f1, f3: the score as a line in t, `intercept + slope * t`, with
+    /// `slope = w_i a / p̄_j` (f3: `w_i a / (p̄_j m_j)`) and `intercept =
+    /// w_i (K_i + b p̄_j / m_j) - slope r_j` (f3: `w_i K_i - slope r_j`):
+    /// the paper's formula with the products distributed, so that the
+    /// queue can follow the top line as time passes (`crate::kinetic`).
+    fn line(&self, job: &GreedyJob) -> (f64, f64) {
+        let p = &self.params;
+        let i = job.group() - 1;
+        let (base, slope) = match self.criterion {
+            Criterion::F1 => (
+                p.w[i] * (p.k[i] + p.b * job.estimate() / job.size()),
+                p.w[i] * p.a / job.estimate(),
+            ),
+            _ => (
+                p.w[i] * p.k[i],
+                p.w[i] * p.a / (job.estimate() * job.size()),
+            ),
+        };
+        (base - slope * job.submit as f64, slope)
     }
 
     /// f2, f4: w_i (K_i - a r_j + b g_j), the part of the score that does
@@ -399,17 +417,27 @@ impl Ord for Descending {
 #[derive(Debug, Clone)]
 pub struct GreedyQueue {
     criterion: SortingCriterion,
-    jobs: BTreeMap<JobId, GreedyJob>,
+    /// The waiting jobs, densely (f1 and f3 scan them all per pick).
+    entries: Vec<(JobId, GreedyJob)>,
+    /// f1, f3: the jobs' score lines, in a kinetic tournament.
+    lines: Tournament,
+    /// Per job index, its place in `entries` (`ABSENT` if not waiting).
+    position: Vec<u32>,
     /// f2, f4: per group, (fixed key descending, submit, id).
     groups: [BTreeSet<(Descending, Time, JobId)>; USER_GROUPS],
 }
+
+/// A job not in [`GreedyQueue::entries`].
+const ABSENT: u32 = u32::MAX;
 
 impl GreedyQueue {
     /// An empty queue under `criterion`.
     pub fn new(criterion: SortingCriterion) -> Self {
         Self {
             criterion,
-            jobs: BTreeMap::new(),
+            entries: Vec::new(),
+            lines: Tournament::default(),
+            position: Vec::new(),
             groups: Default::default(),
         }
     }
@@ -422,28 +450,44 @@ impl GreedyQueue {
     /// Switches to another criterion (a new scheduling situation); the
     /// per-group order is rebuilt.
     pub fn set_criterion(&mut self, criterion: SortingCriterion) {
+        if criterion == self.criterion {
+            return;
+        }
         self.criterion = criterion;
         self.groups = Default::default();
-        if criterion.criterion.group_order_is_fixed() {
-            let entries: Vec<(usize, (Descending, Time, JobId))> = self
-                .jobs
-                .iter()
-                .map(|(&id, job)| (job.group() - 1, self.group_entry(id, job)))
-                .collect();
-            for (group, entry) in entries {
-                self.groups[group].insert(entry);
+        self.lines.clear();
+        for &(id, job) in &self.entries {
+            if criterion.criterion.group_order_is_fixed() {
+                let entry = (Descending(criterion.fixed_key(&job)), job.submit, id);
+                self.groups[job.group() - 1].insert(entry);
+            } else {
+                let (intercept, slope) = criterion.line(&job);
+                self.lines.insert(id, intercept, slope, job.submit);
             }
         }
     }
 
     /// Waiting jobs.
     pub fn len(&self) -> usize {
-        self.jobs.len()
+        self.entries.len()
     }
 
     /// Whether no job waits.
     pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
+        self.entries.is_empty()
+    }
+
+    /// Whether `id` waits in the queue.
+    pub fn contains(&self, id: JobId) -> bool {
+        self.position.get(id.index()).is_some_and(|&p| p != ABSENT)
+    }
+
+    /// Removes every job.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.lines.clear();
+        self.position.clear();
+        self.groups = Default::default();
     }
 
     /// Adds a waiting job (replacing one with the same id).
@@ -451,39 +495,57 @@ impl GreedyQueue {
         self.remove(id);
         if self.criterion.criterion.group_order_is_fixed() {
             self.groups[job.group() - 1].insert(self.group_entry(id, &job));
+        } else {
+            let (intercept, slope) = self.criterion.line(&job);
+            self.lines.insert(id, intercept, slope, job.submit);
         }
-        self.jobs.insert(id, job);
+        if self.position.len() <= id.index() {
+            self.position.resize(id.index() + 1, ABSENT);
+        }
+        self.position[id.index()] = self.entries.len() as u32;
+        self.entries.push((id, job));
     }
 
     /// Removes a job (started, say); false if it was not waiting.
     pub fn remove(&mut self, id: JobId) -> bool {
-        let Some(job) = self.jobs.remove(&id) else {
+        if !self.contains(id) {
             return false;
-        };
+        }
+        let place = self.position[id.index()] as usize;
+        self.position[id.index()] = ABSENT;
+        let (_, job) = self.entries.swap_remove(place);
+        if let Some(&(moved, _)) = self.entries.get(place) {
+            self.position[moved.index()] = place as u32;
+        }
         if self.criterion.criterion.group_order_is_fixed() {
             let entry = self.group_entry(id, &job);
             self.groups[job.group() - 1].remove(&entry);
+        } else {
+            self.lines.remove(id);
         }
         true
     }
 
     /// The top job at time `now`: highest score, then earliest submission,
-    /// then smallest id.
-    pub fn top(&self, now: Time) -> Option<JobId> {
-        let candidates: Box<dyn Iterator<Item = (JobId, &GreedyJob)>> =
-            if self.criterion.criterion.group_order_is_fixed() {
-                Box::new(
-                    self.groups
-                        .iter()
-                        .filter_map(|set| set.first())
-                        .map(|&(_, _, id)| (id, &self.jobs[&id])),
-                )
-            } else {
-                Box::new(self.jobs.iter().map(|(&id, job)| (id, job)))
-            };
-        candidates
-            .map(|(id, job)| (self.criterion.score(job, now), job.submit, id))
-            .min_by(|&a, &b| before(a, b))
+    /// then smallest id. f2, f4: the best of the five group heads; f1, f3:
+    /// the kinetic tournament's winner (a query earlier than the last one
+    /// rebuilds it).
+    pub fn top(&mut self, now: Time) -> Option<JobId> {
+        if !self.criterion.criterion.group_order_is_fixed() {
+            return self.lines.top(now);
+        }
+        let best = |best: Option<(f64, Time, JobId)>, (id, job): (JobId, &GreedyJob)| {
+            let candidate = (self.criterion.score(job, now), job.submit, id);
+            match best {
+                Some(b) if before(b, candidate) != Ordering::Greater => Some(b),
+                _ => Some(candidate),
+            }
+        };
+        self.groups
+            .iter()
+            .filter_map(|set| set.first())
+            .map(|&(_, _, id)| (id, &self.entries[self.position[id.index()] as usize].1))
+            .fold(None, best)
             .map(|(_, _, id)| id)
     }
 
@@ -508,9 +570,9 @@ impl GreedyQueue {
     /// tests; Greedy itself needs only [`GreedyQueue::top`]).
     pub fn ordered(&self, now: Time) -> Vec<JobId> {
         let mut all: Vec<(f64, Time, JobId)> = self
-            .jobs
+            .entries
             .iter()
-            .map(|(&id, job)| (self.criterion.score(job, now), job.submit, id))
+            .map(|&(id, ref job)| (self.criterion.score(job, now), job.submit, id))
             .collect();
         all.sort_by(|&a, &b| before(a, b));
         all.into_iter().map(|(_, _, id)| id).collect()

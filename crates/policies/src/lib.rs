@@ -102,15 +102,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Greedy with trained sorting criteria (building blocks)
+//! # Greedy with trained sorting criteria
 //!
 //! The sorting criteria f1-f4 of Franke, Lepping and Schwiegelshohn
 //! ("Greedy scheduling with complex objectives", section III-A) are
 //! [`SortingCriterion`]s over [`GreedyJob`]s (user group, submission,
 //! estimate, size), one per [`Situation`] in a [`GreedyParameters`] file;
-//! [`GreedyQueue`] gives the top job quickly. The policy itself (Greedy
-//! without backfilling, re-sorted at every submission and completion) is
-//! not registered yet.
+//! [`GreedyQueue`] gives the top job quickly. [`Greedy`] is the policy
+//! (re-sorted at every submission and completion, started from the top
+//! while jobs fit, no backfilling), by spec `greedy:params=FILE`; `schedsim
+//! train` writes such files.
 #![warn(missing_docs)]
 
 mod backfill;
@@ -119,6 +120,8 @@ mod delayed_los;
 mod elastic;
 mod error;
 mod greedy;
+mod greedy_policy;
+mod kinetic;
 mod los;
 mod order;
 mod pack;
@@ -137,6 +140,7 @@ pub use greedy::{
     Criterion, CriterionParams, GreedyError, GreedyJob, GreedyParameters, GreedyQueue, Situation,
     SortingCriterion, USER_GROUPS,
 };
+pub use greedy_policy::Greedy;
 pub use los::{
     DEFAULT_LOOKAHEAD, HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window,
 };

@@ -5,6 +5,7 @@ use schedsim_sim_core::Policy;
 
 use crate::backfill::{Backfill, Depth};
 use crate::error::SpecError;
+use crate::greedy_policy::Greedy;
 use crate::los::{HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window};
 use crate::order::QueueOrder;
 
@@ -70,10 +71,12 @@ impl fmt::Display for PolicySpec {
 }
 
 impl PolicySpec {
-    /// A name safe for a directory: the spec with `:` and `,` turned into
-    /// `_`, e.g. `easy_order=sjf`.
+    /// A name safe for a directory: the spec with `:`, `,` and path
+    /// separators (of option values that are files, e.g.
+    /// `greedy:params=runs/best.json`) turned into `_`, e.g.
+    /// `easy_order=sjf`.
     pub fn dir_name(&self) -> String {
-        self.to_string().replace([':', ','], "_")
+        self.to_string().replace([':', ',', '/', '\\'], "_")
     }
 }
 
@@ -174,6 +177,14 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "LOS with Basic_DP: only jobs that end by the head's shadow time are packed",
         options: LOS_THESIS_OPTIONS,
     },
+    PolicyInfo {
+        name: "greedy",
+        summary: "Greedy with trained sorting criteria (Franke, Lepping, Schwiegelshohn): re-sort by the week situation's criterion, start from the top while jobs fit, no backfilling",
+        options: &[(
+            "params",
+            "the parameter file (JSON: a criterion f1-f4 with a, b, w, k per situation), e.g. from `schedsim train`; required",
+        )],
+    },
     // The twelve algorithms of Kumar et al.'s Table III (with easy and los
     // above); built by `crate::spec_kumar`.
     PolicyInfo {
@@ -255,6 +266,15 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
         });
     };
     let options = Options::new(spec, info)?;
+    if spec.name == "greedy" {
+        let path = options
+            .get("params")
+            .ok_or_else(|| SpecError::MissingOption {
+                policy: spec.name.clone(),
+                option: "params".to_owned(),
+            })?;
+        return Ok(Box::new(Greedy::from_file(std::path::Path::new(path))?));
+    }
     if let Some(policy) = crate::spec_kumar::build(spec, &options)? {
         return Ok(policy);
     }
@@ -424,6 +444,13 @@ mod tests {
                 .dir_name(),
             "backfill_depth=4_order=saf"
         );
+        assert_eq!(
+            "greedy:params=runs/kth/best.json"
+                .parse::<PolicySpec>()
+                .unwrap()
+                .dir_name(),
+            "greedy_params=runs_kth_best.json"
+        );
     }
 
     #[test]
@@ -431,7 +458,7 @@ mod tests {
         assert_eq!(
             build("eazy").unwrap_err(),
             "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic, \
-             easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
+             greedy, easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
              hybrid-los, hybrid-los-e, scojo-pect, scojo-pect-opt)"
         );
         assert_eq!(

@@ -3,10 +3,17 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use std::path::{Path, PathBuf};
+
+use schedsim_metrics::{GroupRule, UserGroups};
 use schedsim_policies::{
-    Criterion, CriterionParams, GreedyJob, GreedyQueue, PolicySpec, SortingCriterion, build_policy,
+    Criterion, CriterionParams, GreedyJob, GreedyParameters, GreedyQueue, PolicySpec,
+    SortingCriterion, build_policy,
 };
-use schedsim_sim_core::{Decisions, Job, JobId, JobModel, JobSet, Policy, View, simulate};
+use schedsim_sim_core::{
+    Calendar, Decisions, Invocation, Job, JobId, JobModel, JobSet, Policy, SimOptions, View,
+    simulate, simulate_with,
+};
 
 const PROCS: u32 = 16;
 
@@ -21,32 +28,29 @@ fn f2_fcfs() -> SortingCriterion {
     SortingCriterion::new(Criterion::F2, params).unwrap()
 }
 
-/// Greedy without backfilling under one criterion, the queue rebuilt at
-/// every call (the policy proper, with situations, needs the log's
-/// calendar). Job i belongs to user group 1 + i % 5.
-struct Greedy(SortingCriterion);
+/// A parameter file with `criterion` in all three situations, written
+/// once per process.
+fn params_file(name: &str, criterion: SortingCriterion) -> PathBuf {
+    let params = GreedyParameters {
+        weekend: criterion,
+        weekday_day: criterion,
+        weekday_night: criterion,
+    };
+    params_file_of(name, &params)
+}
 
-impl Policy for Greedy {
-    fn name(&self) -> &str {
-        "greedy-test"
-    }
+fn params_file_of(name: &str, params: &GreedyParameters) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedsim-greedy-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string(params).unwrap()).unwrap();
+    path
+}
 
-    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
-        let mut queue = GreedyQueue::new(self.0);
-        for &id in view.queue() {
-            let job = view.job(id);
-            let group = 1 + id.index() % 5;
-            queue.insert(
-                id,
-                GreedyJob::new(group, job.submit, job.estimate, job.size).unwrap(),
-            );
-        }
-        let mut free = view.free();
-        while let Some(id) = queue.pop_if_fits(view.now(), free, |id| view.job(id).size) {
-            free -= view.job(id).size;
-            decisions.start(id);
-        }
-    }
+/// The registered policy, `greedy:params=FILE`.
+fn greedy(path: &Path) -> Box<dyn Policy + Send> {
+    let spec: PolicySpec = format!("greedy:params={}", path.display()).parse().unwrap();
+    build_policy(&spec).unwrap()
 }
 
 fn workload() -> impl Strategy<Value = JobSet> {
@@ -55,11 +59,62 @@ fn workload() -> impl Strategy<Value = JobSet> {
             .into_iter()
             .enumerate()
             .map(|(i, (submit, size, runtime, slack))| {
-                Job::new(i as u64, submit, size, runtime + slack, runtime)
+                // Seven users, so that the jobs fall in several groups.
+                Job::new(i as u64, submit, size, runtime + slack, runtime).with_user(i as u32 % 7)
             })
             .collect();
         JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()
     })
+}
+
+/// Greedy written as the paper says it, for comparison: at every call,
+/// score every waiting job, sort them all (score descending, submission,
+/// id) and start from the top while jobs fit. One criterion for all
+/// situations; job i's user is i % 7, and the groups come from the
+/// workload as the policy's do.
+struct SortEverything {
+    criterion: SortingCriterion,
+    groups: Vec<usize>,
+}
+
+impl Policy for SortEverything {
+    fn name(&self) -> &str {
+        "sort-everything"
+    }
+
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let mut queue = GreedyQueue::new(self.criterion);
+        for &id in view.queue() {
+            let job = view.job(id);
+            let group = self.groups[id.index()];
+            queue.insert(
+                id,
+                GreedyJob::new(group, job.submit, job.estimate, job.size).unwrap(),
+            );
+        }
+        let mut free = view.free();
+        for id in queue.ordered(view.now()) {
+            let size = view.job(id).size;
+            if size > free {
+                break;
+            }
+            free -= size;
+            decisions.start(id);
+        }
+    }
+}
+
+/// Table II groups of the jobs (user = i % 7), from runtime x size.
+fn table_groups(jobs: &JobSet) -> Vec<usize> {
+    let work = jobs
+        .jobs()
+        .iter()
+        .map(|j| (j.user(), j.runtime as u64, j.size));
+    let table = UserGroups::from_work(work, &GroupRule::paper()).unwrap();
+    jobs.jobs()
+        .iter()
+        .map(|j| table.group_of(j.user().unwrap()).unwrap())
+        .collect()
 }
 
 /// Any criterion with parameters drawn inside the paper's bounds.
@@ -114,13 +169,42 @@ proptest! {
     /// the job's own group only. Descending t - r_j is ascending r_j, and
     /// ties go by submission then id: arrival order, FCFS's queue. Starting
     /// from the top while jobs fit is FCFS without backfilling, so the
-    /// schedules are equal, whatever the groups.
+    /// schedules are equal, whatever the groups and situations, under both
+    /// invocation modes.
     #[test]
-    fn f2_with_unit_weights_is_fcfs(jobs in workload()) {
-        let greedy = simulate(&jobs, &mut Greedy(f2_fcfs())).unwrap();
+    fn f2_with_unit_weights_is_fcfs(jobs in workload(), per_event in any::<bool>()) {
+        let options = SimOptions::default().with_invocation(if per_event {
+            Invocation::PerEvent
+        } else {
+            Invocation::PerTimestamp
+        });
+        let path = params_file("f2-fcfs", f2_fcfs());
+        let greedy = simulate_with(&jobs, &mut greedy(&path), &options).unwrap();
         let mut fcfs = build_policy(&"fcfs".parse::<PolicySpec>().unwrap()).unwrap();
-        let fcfs = simulate(&jobs, &mut fcfs).unwrap();
+        let fcfs = simulate_with(&jobs, &mut fcfs, &options).unwrap();
         prop_assert_eq!(greedy.starts(), fcfs.starts());
+    }
+
+    /// The registered policy (per-situation queues kept between calls, f2/f4
+    /// group heads, the f1/f3 kinetic tournament) starts exactly the jobs
+    /// that sorting every waiting job at every call starts, for any
+    /// criterion.
+    #[test]
+    fn greedy_equals_sorting_everything_at_every_call(
+        jobs in workload(),
+        criterion in criterion(),
+        per_event in any::<bool>(),
+    ) {
+        let options = SimOptions::default().with_invocation(if per_event {
+            Invocation::PerEvent
+        } else {
+            Invocation::PerTimestamp
+        });
+        let path = params_file(&format!("any-{}", std::thread::current().name().unwrap_or("main").replace("::", "-")), criterion);
+        let fast = simulate_with(&jobs, &mut greedy(&path), &options).unwrap();
+        let mut naive = SortEverything { criterion, groups: table_groups(&jobs) };
+        let naive = simulate_with(&jobs, &mut naive, &options).unwrap();
+        prop_assert_eq!(fast.starts(), naive.starts());
     }
 
     /// The queue's top, pick after pick, is the full sort by (score
@@ -200,4 +284,89 @@ fn greedy_stops_at_the_first_job_that_does_not_fit() {
     assert_eq!(queue.pop_if_fits(10, 10, size), Some(JobId(0)));
     assert_eq!(queue.pop_if_fits(10, 2, size), Some(JobId(1)));
     assert!(queue.is_empty());
+}
+
+/// A workload whose time 0 is Friday 1996-09-27 16:00 UTC, for the
+/// situations: weekday 8-18 until 7200 s, weekday 18-8 until 28,800 s
+/// (Saturday 00:00), then the weekend.
+fn friday_jobs(jobs: Vec<Job>) -> JobSet {
+    // 1996-09-27 16:00:00 UTC = 843,840,000 s after the Unix epoch.
+    JobSet::from_jobs(jobs, &JobModel::new(10))
+        .unwrap()
+        .with_calendar(Calendar::utc(843_840_000))
+}
+
+#[test]
+fn each_situation_uses_its_own_criterion() {
+    // Weekday day: f2 with a = 0, b = 1, w = 1, K = 0 scores p_j m_j: the
+    // largest area first. Weekday night and weekend: f2-FCFS (oldest first).
+    let largest = SortingCriterion::new(
+        Criterion::F2,
+        CriterionParams {
+            a: 0.0,
+            b: 1.0,
+            w: [1.0; 5],
+            k: [0.0; 5],
+        },
+    )
+    .unwrap();
+    let path = params_file_of(
+        "situations",
+        &GreedyParameters {
+            weekend: f2_fcfs(),
+            weekday_day: largest,
+            weekday_night: f2_fcfs(),
+        },
+    );
+    // A 10-processor blocker runs [0, 1000) (day), [8000, 9000) (from
+    // 18:13, night) and [30,000, 31,000) (from Saturday 00:20). Behind each
+    // wait an old job (2 processors x 100 s) and a young one (9 x 100 s),
+    // which cannot run together: the order decides which starts first.
+    let job = |n, submit, size, runtime| Job::new(n, submit, size, runtime, runtime);
+    let mut jobs = Vec::new();
+    for (block, start) in [0i64, 8000, 30_000].into_iter().enumerate() {
+        let n = 3 * block as u64;
+        jobs.push(job(n, start, 10, 1000));
+        jobs.push(job(n + 1, start + 10, 2, 100)); // old, area 200
+        jobs.push(job(n + 2, start + 20, 9, 100)); // young, area 900
+    }
+    let jobs = friday_jobs(jobs);
+    let schedule = simulate(&jobs, &mut greedy(&path)).unwrap();
+    let starts = schedule.starts();
+    // Day (blocker ends at 1000, Friday 16:16): the larger area first, 9
+    // processors [1000, 1100), then the 2-processor job at 1100.
+    assert_eq!(&starts[0..3], [0, 1100, 1000]);
+    // Night (ends at 9000, Friday 18:30): oldest first.
+    assert_eq!(&starts[3..6], [8000, 9000, 9100]);
+    // Weekend (ends at 31,000, Saturday 00:36): oldest first.
+    assert_eq!(&starts[6..9], [30_000, 31_000, 31_100]);
+}
+
+#[test]
+fn spec_errors_name_the_file() {
+    let build = |text: &str| build_policy(&text.parse::<PolicySpec>().unwrap()).map(|_| ());
+    assert_eq!(
+        build("greedy").unwrap_err().to_string(),
+        "policy `greedy` needs option `params`"
+    );
+    let missing = build("greedy:params=/nonexistent/p.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.starts_with("parameter file /nonexistent/p.json: "),
+        "{missing}"
+    );
+    let dir = std::env::temp_dir().join(format!("schedsim-greedy-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    let f2 = r#"{"criterion":"f2","a":1,"b":0,"w":[1,1,1,1,1],"k":[0,0,0,0,9]}"#;
+    std::fs::write(
+        &bad,
+        format!(r#"{{"weekend":{f2},"weekday_day":{f2},"weekday_night":{f2}}}"#),
+    )
+    .unwrap();
+    let error = build(&format!("greedy:params={}", bad.display()))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("parameter K5 is 9"), "{error}");
 }

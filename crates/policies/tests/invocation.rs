@@ -35,6 +35,29 @@ fn workload() -> impl Strategy<Value = JobSet> {
     })
 }
 
+/// A Greedy parameter file with a criterion whose order changes as jobs
+/// wait (f1, f3) and one whose does not (f4), written once per process.
+fn greedy_params() -> std::path::PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("schedsim-invocation-{}.json", std::process::id()));
+    let criterion = |name: &str, b: f64| {
+        format!(
+            r#"{{"criterion":"{name}","a":0.5,"b":{b},"w":[1,0.5,0.2,0.7,0.1],"k":[0,1,5,2,0]}}"#
+        )
+    };
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"weekend":{},"weekday_day":{},"weekday_night":{}}}"#,
+            criterion("f1", 0.3),
+            criterion("f3", 0.0),
+            criterion("f4", 0.9)
+        ),
+    )
+    .unwrap();
+    path
+}
+
 fn modes() -> Vec<SimOptions> {
     let mut modes = vec![SimOptions::default()];
     for order in [EventOrder::EndsFirst, EventOrder::ArrivalsFirst] {
@@ -60,8 +83,12 @@ proptest! {
     #[test]
     fn every_policy_runs_in_every_mode(jobs in workload()) {
         for info in POLICIES {
-            // `backfill` needs its depth.
-            let name = if info.name == "backfill" { "backfill:depth=3" } else { info.name };
+            // `backfill` needs its depth, `greedy` its parameter file.
+            let name = match info.name {
+                "backfill" => "backfill:depth=3".to_owned(),
+                "greedy" => format!("greedy:params={}", greedy_params().display()),
+                name => name.to_owned(),
+            };
             let spec: PolicySpec = name.parse().unwrap();
             for options in modes() {
                 let run = || {

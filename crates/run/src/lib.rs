@@ -37,12 +37,14 @@
 #![warn(missing_docs)]
 
 mod figure;
+mod groups;
 mod plot;
 mod run_dir;
 mod simulate;
 mod simulate_split;
 
 pub use figure::{AUTO_LOG_RATIO, AxisScale, AxisUnit, FIGURE_WIDTH, Marker, PALETTE, SeriesLook};
+pub use groups::{GroupReport, ObjectiveValue, group_report, user_groups};
 pub use plot::{
     BUCKETS, GanttColor, LineChart, PlotError, Series, SeriesStyle, gantt, line_chart,
     queue_length_series, run_curves, started_out_of_order, utilization_series, wait_cdf,

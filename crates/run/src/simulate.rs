@@ -1,8 +1,8 @@
 //! `schedsim simulate`: replay a workload under one or more policies, print
 //! a comparison, and write per-policy results.
 //!
-//! Output per policy in `DIR/POLICY/` (POLICY is the spec with `:` and `,`
-//! turned into `_`):
+//! Output per policy in `DIR/POLICY/` (POLICY is the spec with `:`, `,` and
+//! `/` turned into `_`):
 //! - `jobs.csv`: one row per simulated job in arrival order, with every
 //!   column of Batsim's jobs.csv, in its order (`job_id`, `workload_name`,
 //!   `profile`, `submission_time`, `requested_number_of_resources`,
@@ -57,17 +57,18 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::groups::{GroupReport, ObjectiveValue, group_report};
 use lublin_model::{CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_metrics::{
-    CompletedJob, MetricsConfig, MetricsError, RunMetrics, SplitMetrics, job_metrics, summarize,
-    summarize_split,
+    CompletedJob, GroupError, MetricsConfig, MetricsError, Objective, RunMetrics, SplitMetrics,
+    job_metrics, summarize, summarize_split,
 };
 use schedsim_policies::{PolicySpec, SpecError, build_policy};
 use schedsim_sim_core::{
     Calendar, CalendarError, DeadlineFileError, Deadlines, EstimateSource, EventOrder, FinalState,
     Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod,
-    Normalization, OverrunRule, Schedule, SimError, SimOptions, SimultaneousEnds, Strictness,
-    SwitchOverhead, change_load, simulate_with,
+    Normalization, OverrunRule, ScaleError, ScaleReport, Schedule, SimError, SimOptions,
+    SimultaneousEnds, Strictness, SwitchOverhead, change_load, simulate_with,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -180,6 +181,31 @@ pub struct SimulateArgs {
     /// UTC).
     #[arg(long, value_name = "ZONE")]
     pub time_zone: Option<String>,
+    /// Scale the trace to a machine of N processors before simulating
+    /// (Ernemann, Song and Yahyapour: a fraction of the jobs duplicated,
+    /// the rest enlarged, by N / the trace's processors x
+    /// --scale-adjustment; see `schedsim_sim_core::scale_machine`). Applied
+    /// before --load; summary.json records what was done.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub scale_to: Option<u32>,
+    /// Seed of --scale-to's draws (which jobs are duplicated, extra copies).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub scale_seed: u64,
+    /// --scale-to's factor is N / m x this (at least 1; Ernemann et al.
+    /// found values above 1 keep the trace's scheduling behaviour).
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub scale_adjustment: f64,
+    /// Instead of --scale-adjustment, the adjustment whose expected job
+    /// count is J (e.g. 167375 for KTH, Table I of the Greedy-ES paper).
+    #[arg(long, value_name = "J", conflicts_with = "scale_adjustment")]
+    pub scale_jobs: Option<u64>,
+    /// Fraction of the jobs --scale-to duplicates rather than enlarges.
+    #[arg(long, value_name = "P", default_value_t = 0.5)]
+    pub scale_duplicates: f64,
+    /// The objective reported for workloads with users: a weighted sum of
+    /// AWRT1..AWRT5 (per user group), AWRT and UTIL (Franke et al., eq. 8).
+    #[arg(long, value_name = "EXPR", default_value = "10 * AWRT1 + 4 * AWRT2")]
+    pub objective: Objective,
 }
 
 impl SimulateArgs {
@@ -211,6 +237,12 @@ impl SimulateArgs {
             resume_overhead: 0,
             epoch: None,
             time_zone: None,
+            scale_to: None,
+            scale_seed: 0,
+            scale_adjustment: 1.0,
+            scale_jobs: None,
+            scale_duplicates: 0.5,
+            objective: Objective::paper(),
         }
     }
 
@@ -350,6 +382,12 @@ pub enum SimulateError {
     /// A policy made an invalid decision.
     #[error("the simulation failed")]
     Simulation(#[from] SimError),
+    /// The trace could not be scaled.
+    #[error("cannot scale the trace (--scale-to)")]
+    Scale(#[from] ScaleError),
+    /// The user groups could not be computed.
+    #[error("cannot compute the user groups")]
+    Groups(#[from] GroupError),
     /// The load could not be changed.
     #[error("cannot change the offered load (--load)")]
     Load(#[from] LoadError),
@@ -443,6 +481,8 @@ pub struct LoadedWorkload {
     pub read_summary: Option<ReadSummary>,
     /// The load change applied (`--load`), if any.
     pub load_change: Option<LoadChange>,
+    /// The machine scaling applied (`--scale-to`), if any.
+    pub scale: Option<ScaleReport>,
     /// The jobs, normalized.
     pub jobs: JobSet,
 }
@@ -557,6 +597,8 @@ pub fn prepare_workload(
                 path: args.workload.clone().unwrap_or_default(),
             })?,
     };
+    let scale = crate::groups::scale_workload(args, &mut workload, procs)?;
+    let procs = scale.map_or(procs, |s| s.scaling.target_procs);
     let procs = u32::try_from(procs).map_err(|_| SimulateError::MachineTooLarge(procs))?;
     let load_change = match args.load {
         Some(target) => {
@@ -602,6 +644,7 @@ pub fn prepare_workload(
         workload,
         read_summary,
         load_change,
+        scale,
         jobs,
     })
 }
@@ -647,6 +690,9 @@ pub struct PolicyRun {
     /// search effort, groups formed), in the order it lists them; empty for
     /// most policies.
     pub counters: Vec<(String, u64)>,
+    /// User groups, per-group AWRT and UTIL (Franke et al.), for workloads
+    /// whose jobs name users.
+    pub groups: Option<GroupReport>,
 }
 
 /// Share of the jobs killed at their estimate above which a run warns.
@@ -803,6 +849,7 @@ pub fn run_policy_object(
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))
         .collect();
+    let groups = group_report(jobs, &completed)?;
     Ok(PolicyRun {
         spec,
         name: policy.name().to_owned(),
@@ -812,6 +859,7 @@ pub fn run_policy_object(
         elapsed,
         warnings,
         counters,
+        groups,
     })
 }
 
@@ -889,7 +937,14 @@ struct RunSummary<'a> {
     normalization: &'a Normalization,
     read: Option<ReadCounts>,
     load: Option<&'a LoadChange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<&'a ScaleReport>,
     metrics: &'a RunMetrics,
+    /// User groups and their metrics (workloads with users).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_groups: Option<&'a GroupReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    objective: Option<ObjectiveValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     split: Option<&'a SplitMetrics>,
     /// What the simulator counted (commands applied or ignored, dedicated
@@ -1055,7 +1110,13 @@ pub fn summary_json(
             rounded_values: s.rounded.iter().sum(),
         }),
         load: loaded.load_change.as_ref(),
+        scale: loaded.scale.as_ref(),
         metrics: &run.metrics,
+        user_groups: run.groups.as_ref(),
+        objective: run
+            .groups
+            .as_ref()
+            .map(|groups| ObjectiveValue::of(&args.objective, groups)),
         split: run.split.as_ref(),
         run_stats: run.schedule.stats(),
         warnings: &run.warnings,
@@ -1281,6 +1342,10 @@ fn report(
             metrics: &'a RunMetrics,
             #[serde(skip_serializing_if = "Option::is_none")]
             split: Option<&'a SplitMetrics>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            user_groups: Option<&'a GroupReport>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            objective: Option<ObjectiveValue>,
         }
         let rows: Vec<Row<'_>> = runs
             .iter()
@@ -1288,6 +1353,11 @@ fn report(
                 policy: run.spec.to_string(),
                 metrics: &run.metrics,
                 split: run.split.as_ref(),
+                user_groups: run.groups.as_ref(),
+                objective: run
+                    .groups
+                    .as_ref()
+                    .map(|groups| ObjectiveValue::of(&args.objective, groups)),
             })
             .collect();
         let json = serde_json::to_string_pretty(&rows).map_err(io::Error::other)?;
@@ -1306,6 +1376,21 @@ fn report(
             out,
             "workload: the CWF generator of Kumar et al. ({jobs} jobs, seed {seed})"
         )?,
+    }
+    if let Some(scale) = &loaded.scale {
+        writeln!(
+            out,
+            "scaled: {} to {} processors, factor {:.4} ({:.4} x {:.4}), {} jobs enlarged, {} duplicated into {} more: {} records",
+            scale.scaling.source_procs,
+            scale.scaling.target_procs,
+            scale.factor,
+            scale.exact_factor,
+            scale.factor / scale.exact_factor,
+            scale.enlarged,
+            scale.duplicated,
+            scale.copies_added,
+            scale.records_out
+        )?;
     }
     if let Some(change) = &loaded.load_change {
         writeln!(
@@ -1366,6 +1451,7 @@ fn report(
         )?;
     }
     crate::simulate_split::report_split(runs, width, out)?;
+    crate::groups::report_groups(args, runs, width, out)?;
     report_lifecycle(runs, out)?;
     writeln!(out)?;
     writeln!(
@@ -1571,6 +1657,7 @@ mod tests {
             elapsed: Duration::ZERO,
             warnings: Vec::new(),
             counters: Vec::new(),
+            groups: None,
         };
         let swf = workload_to_string(&simulated_workload(&loaded, &run).unwrap()).unwrap();
         assert!(swf.contains("; MaxJobs: 3\n; MaxRecords: 3\n"), "{swf}");

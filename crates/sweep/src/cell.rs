@@ -8,13 +8,13 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use schedsim_metrics::{CompletedJob, RunMetrics};
+use schedsim_metrics::{CompletedJob, GroupMetrics, Objective, RunMetrics};
 use schedsim_run::{Ends, Estimates, Invoke, Order};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::spec::{CwfSettings, LublinSettings, Overrun, Spec, WorkloadKind};
+use super::spec::{CwfSettings, LublinSettings, Overrun, ScaleSettings, Spec, WorkloadKind};
 
 /// Bumped when the meaning of a cell's configuration or result changes, so
 /// old result files are not mistaken for new ones.
@@ -32,6 +32,10 @@ pub enum SourceKey {
         lenient: bool,
         /// Machine size override.
         procs: Option<u32>,
+        /// Scaling to a larger machine (left out when none, so results of
+        /// earlier versions keep their names).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scale: Option<ScaleSettings>,
     },
     /// A generated workload.
     Lublin(LublinSettings),
@@ -175,12 +179,14 @@ pub fn source_keys(spec: &Spec) -> Result<Vec<SourceKey>, String> {
                 path,
                 lenient,
                 procs,
+                scale,
             } => Ok(SourceKey::File {
                 sha256: sha256_file(path).map_err(|e| {
                     format!("workload `{}`: cannot read {}: {e}", w.name, path.display())
                 })?,
                 lenient: *lenient,
                 procs: *procs,
+                scale: *scale,
             }),
             WorkloadKind::Lublin(settings) => Ok(SourceKey::Lublin(settings.clone())),
             WorkloadKind::Cwf(settings) => Ok(SourceKey::Cwf(settings.clone())),
@@ -314,8 +320,35 @@ pub struct CellResult {
     pub dropped_jobs: u64,
     /// The run metrics.
     pub metrics: RunMetrics,
+    /// Per-group AWRT, AWRT and UTIL (Franke et al.), for workloads with
+    /// users.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<GroupMetrics>,
     /// Per-job data.
     pub jobs: CompactJobs,
+}
+
+impl CellResult {
+    /// The run metrics as JSON, with `groups` (`awrt1`..`awrt5`, `awrt`,
+    /// `util` and `objective`'s value) when the workload has users: what
+    /// the spec's metric paths name.
+    pub fn metrics_json(&self, objective: &Objective) -> serde_json::Value {
+        let mut value = serde_json::to_value(&self.metrics).unwrap_or_default();
+        if let (Some(groups), Some(object)) = (&self.groups, value.as_object_mut()) {
+            let mut entry = serde_json::Map::new();
+            for stats in &groups.groups {
+                entry.insert(format!("awrt{}", stats.group), stats.awrt.into());
+            }
+            entry.insert("awrt".to_owned(), groups.awrt.into());
+            entry.insert("util".to_owned(), groups.util.into());
+            entry.insert(
+                "objective".to_owned(),
+                objective.evaluate(groups).ok().into(),
+            );
+            object.insert("groups".to_owned(), entry.into());
+        }
+        value
+    }
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -374,6 +407,7 @@ mod tests {
                 sha256: "ab".repeat(32),
                 lenient: true,
                 procs: None,
+                scale: None,
             },
             load: 0.75,
             load_method: "scale".to_owned(),

@@ -131,7 +131,7 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
     .map_err(io)?;
     for result in &results {
         let c = &result.config;
-        let metrics = serde_json::to_value(&result.metrics).map_err(|e| e.to_string())?;
+        let metrics = result.metrics_json(&spec.objective);
         for metric in &spec.metrics {
             let value = metric_value(&metrics, metric).map_or_else(String::new, number);
             csv.write_record([
@@ -401,9 +401,7 @@ fn plots(
                 .iter()
                 .map(|policy| {
                     let (points, errors) = curve(policy, &|r: &CellResult| {
-                        serde_json::to_value(&r.metrics)
-                            .ok()
-                            .and_then(|v| metric_value(&v, metric))
+                        metric_value(&r.metrics_json(&spec.objective), metric)
                     });
                     let series = Series::new(policy, points).with_style_index(style_of(policy));
                     if errors.len() == series.points.len() {

@@ -54,10 +54,18 @@ fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
             path,
             lenient,
             procs,
+            scale,
         } => {
             args.workload = Some(path.clone());
             args.lenient = *lenient;
             args.procs = *procs;
+            if let Some(scale) = scale {
+                args.scale_to = Some(scale.to);
+                args.scale_jobs = scale.jobs;
+                args.scale_adjustment = scale.adjustment;
+                args.scale_seed = scale.seed;
+                args.scale_duplicates = scale.duplicates;
+            }
         }
         WorkloadKind::Lublin(settings) => args.procs = Some(settings.nodes),
         WorkloadKind::Cwf(settings) => args.procs = Some(settings.params.machine_size),
@@ -142,6 +150,7 @@ fn run_cell(
             .map(|l| l.load),
         dropped_jobs: loaded.jobs.normalization().dropped_total(),
         metrics: run.metrics,
+        groups: run.groups.map(|g| g.metrics),
         jobs: CompactJobs::pack(&jobs),
     };
     let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;

@@ -21,10 +21,15 @@
 //!                                  # responses and slowdowns (auto: log
 //!                                  # when the values span a decade)
 //!
+//! objective = "10 * AWRT1 + 4 * AWRT2" # the `groups.objective` metric
+//!
 //! [[workload]]
 //! name = "kth"
 //! file = "${SCHEDSIM_TRACES}/KTH-SP2-1996-2.1-cln.swf.gz"
 //! lenient = true
+//! # Ernemann scaling to 1,024 processors (`simulate --scale-to`); `jobs`
+//! # sets the adjustment from a job count, else `adjustment` (default 1).
+//! scale = { to = 1024, jobs = 167375, seed = 0 }
 //!
 //! [[workload]]
 //! name = "lublin"
@@ -45,6 +50,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use schedsim_metrics::Objective;
 use schedsim_policies::{PolicySpec, build_policy};
 use schedsim_run::{Ends, Estimates, Invoke, Order};
 
@@ -126,6 +132,8 @@ struct SpecFile {
     simultaneous_ends: Ends,
     #[serde(default)]
     y_scale: FigureScale,
+    #[serde(default)]
+    objective: Objective,
     workload: Vec<WorkloadFile>,
 }
 
@@ -190,8 +198,38 @@ struct WorkloadFile {
     #[serde(default)]
     lenient: bool,
     procs: Option<u32>,
+    scale: Option<ScaleSettings>,
     lublin: Option<LublinSettings>,
     cwf: Option<CwfSettings>,
+}
+
+/// Ernemann et al.'s scaling of a trace to a larger machine (the
+/// `simulate --scale-to` options), applied before the load change.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleSettings {
+    /// Processors of the target machine.
+    pub to: u32,
+    /// The adjustment whose expected job count is this (else `adjustment`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<u64>,
+    /// The factor's adjustment above to / m (default 1).
+    #[serde(default = "one")]
+    pub adjustment: f64,
+    /// Seed of the scaling's draws (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// Fraction of the jobs duplicated rather than enlarged (default 0.5).
+    #[serde(default = "half")]
+    pub duplicates: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn half() -> f64 {
+    0.5
 }
 
 /// Settings of a generated Lublin-Feitelson workload; its load is set by
@@ -226,6 +264,8 @@ pub enum WorkloadKind {
         lenient: bool,
         /// Machine size override.
         procs: Option<u32>,
+        /// Scaling to a larger machine.
+        scale: Option<ScaleSettings>,
     },
     /// The Lublin-Feitelson generator.
     Lublin(LublinSettings),
@@ -293,6 +333,9 @@ pub struct Spec {
     /// Per event: simultaneous ends apart or together
     /// (`simultaneous_ends = "together"`).
     pub simultaneous_ends: Ends,
+    /// The objective of the `groups.objective` metric (Franke et al.'s
+    /// eq. 8 by default).
+    pub objective: Objective,
     /// The workloads.
     pub workloads: Vec<WorkloadSpec>,
 }
@@ -325,6 +368,14 @@ pub const KNOWN_METRICS: &[&str] = &[
     "queue_length.per_step_mean",
     "jobs",
     "measured_jobs",
+    "groups.awrt1",
+    "groups.awrt2",
+    "groups.awrt3",
+    "groups.awrt4",
+    "groups.awrt5",
+    "groups.awrt",
+    "groups.util",
+    "groups.objective",
 ];
 
 /// Metrics collected when the spec names none.
@@ -503,6 +554,7 @@ impl Spec {
                     path: base.join(expand_env(file, env).map_err(invalid)?),
                     lenient: w.lenient,
                     procs: w.procs,
+                    scale: w.scale,
                 },
                 (None, Some(lublin)) => {
                     if lublin.nodes == 0 || lublin.jobs < 2 {
@@ -526,6 +578,12 @@ impl Spec {
                     )));
                 }
             };
+            if w.scale.is_some() && !matches!(kind, WorkloadKind::File { .. }) {
+                return Err(invalid(format!(
+                    "workload `{}`: scale applies to trace files only",
+                    w.name
+                )));
+            }
             workloads.push(WorkloadSpec {
                 name: w.name.clone(),
                 kind,
@@ -558,6 +616,7 @@ impl Spec {
             event_order: file.event_order,
             simultaneous_ends: file.simultaneous_ends,
             y_scale: file.y_scale,
+            objective: file.objective,
             workloads,
         })
     }
@@ -724,7 +783,8 @@ lenient = true
             WorkloadKind::File {
                 path: PathBuf::from("/data/traces/kth.swf.gz"),
                 lenient: true,
-                procs: None
+                procs: None,
+                scale: None
             }
         );
         assert_eq!(
