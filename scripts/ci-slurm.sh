@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Runs a small sweep as a real Slurm job array on a one-node cluster started
-# here, and checks that its merged results equal the same sweep run locally.
+# A one-node Slurm cluster with accounting, started here, checks two things:
+# - Slurm accounting import: a few jobs are submitted, their `sacct -P`
+#   records are converted to SWF (schedsim convert x.sacct x.swf) and the
+#   times checked against what the jobs did;
+# - sweeps: a small sweep runs as a Slurm job array, and its merged results
+#   must equal the same sweep run locally.
 #
-# Installs Debian's slurm-wlm and munge if missing (needs root and apt),
-# starts munged, slurmctld and slurmd from scripts/slurm/slurm.conf.in
+# Installs Debian's slurm-wlm, slurmdbd, munge and mariadb-server if missing
+# (needs root and apt), starts munged, MariaDB (its own data folder, on
+# 127.0.0.1 only), slurmdbd, slurmctld and slurmd from scripts/slurm/*.in
 # (filled in with this machine's hostname and CPU count) with all their
-# files in a temporary folder, submits the array with `sbatch --wait`,
-# merges, compares, and stops the daemons it started (by pid) on every exit.
+# files in a temporary folder, and stops the daemons it started (by pid) on
+# every exit.
 #
 #   SCHEDSIM_TRACES=/path/to/traces scripts/ci-slurm.sh
 set -euo pipefail
@@ -15,11 +20,15 @@ root=$(pwd)
 : "${SCHEDSIM_TRACES:?set SCHEDSIM_TRACES to the traces folder (the sweep reads the KTH log)}"
 export SCHEDSIM_TRACES
 
-if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-  echo "installing slurm-wlm and munge"
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null \
+  || ! command -v slurmdbd >/dev/null || ! command -v mariadbd >/dev/null; then
+  echo "installing slurm-wlm, slurmdbd, munge and mariadb-server"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm slurmdbd munge \
+    mariadb-server >/dev/null
 fi
+db_port=${SCHEDSIM_CI_DB_PORT:-13306}
+dbd_port=${SLURMDBD_PORT:-6819}
 
 work=$(mktemp -d /tmp/schedsim-ci-slurm.XXXXXX)
 pids=()
@@ -64,14 +73,37 @@ pids+=($!)
 for _ in $(seq 50); do [ -S "$work/munge/munge.socket" ] && break; sleep 0.1; done
 munge --socket="$work/munge/munge.socket" -n | unmunge --socket="$work/munge/munge.socket" >/dev/null
 
+echo "=== MariaDB for slurmdbd"
+mariadb-install-db --no-defaults --datadir="$work/mysql" --user=root \
+  --auth-root-authentication-method=normal >"$work/mariadb-install.out" 2>&1
+mariadbd --no-defaults --datadir="$work/mysql" --socket="$work/mysql.sock" \
+  --port="$db_port" --bind-address=127.0.0.1 --skip-name-resolve --user=root \
+  --pid-file="$work/mysql.pid" --log-error="$work/mariadb.log" &
+pids+=($!)
+for _ in $(seq 120); do
+  mariadb-admin --no-defaults --socket="$work/mysql.sock" -uroot ping >/dev/null 2>&1 && break
+  sleep 0.5
+done
+mariadb --no-defaults --socket="$work/mysql.sock" -uroot -e \
+  "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'ci'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
+
 host=$(hostname -s)
 cpus=$(nproc)
 memory=$(awk '/MemTotal/ { print int($2 / 1024 / 2) }' /proc/meminfo)
-sed -e "s|@HOST@|$host|g" -e "s|@CPUS@|$cpus|g" -e "s|@MEMORY@|$memory|g" \
-  -e "s|@DIR@|$work|g" -e "s|@CTLD_PORT@|${SLURMCTLD_PORT:-6817}|g" \
-  -e "s|@SLURMD_PORT@|${SLURMD_PORT:-6818}|g" \
-  scripts/slurm/slurm.conf.in > "$work/slurm.conf"
+fill() {
+  sed -e "s|@HOST@|$host|g" -e "s|@CPUS@|$cpus|g" -e "s|@MEMORY@|$memory|g" \
+    -e "s|@DIR@|$work|g" -e "s|@CTLD_PORT@|${SLURMCTLD_PORT:-6817}|g" \
+    -e "s|@SLURMD_PORT@|${SLURMD_PORT:-6818}|g" -e "s|@DBD_PORT@|$dbd_port|g" \
+    -e "s|@DB_PORT@|$db_port|g" "$1"
+}
+fill scripts/slurm/slurm.conf.in > "$work/slurm.conf"
+fill scripts/slurm/slurmdbd.conf.in > "$work/slurmdbd.conf"
+chmod 600 "$work/slurmdbd.conf"
 export SLURM_CONF="$work/slurm.conf"
+slurmdbd -D >"$work/slurmdbd.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.5; done
+sacctmgr -i add cluster schedsimci >/dev/null
 slurmctld -D -i -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
 pids+=($!)
 slurmd -D -f "$SLURM_CONF" -N "$host" >"$work/slurmd.out" 2>&1 &
@@ -86,6 +118,23 @@ case "$(sinfo -h -N -o '%T' | head -n 1)" in
   idle*) ;;
   *) echo "the node did not become idle" >&2; exit 1 ;;
 esac
+
+echo "=== Slurm accounting into SWF"
+# ci-a holds every CPU for 3 s; ci-b and ci-c wait for it.
+sbatch -J ci-a -n "$cpus" -t 1 -o /dev/null --wrap "sleep 3" >/dev/null
+sbatch -J ci-b -n 1 -t 2 -o /dev/null --wrap "sleep 1" >/dev/null
+sbatch -J ci-c -n 1 -t 00:00:30 -o /dev/null --wrap "sleep 2" >/dev/null
+fields=JobIDRaw,Submit,Start,End,State,ExitCode,AllocCPUS,ReqCPUS,NNodes,Timelimit,ReqMem,User,Group,Account,Partition,QOS,JobName
+for _ in $(seq 120); do
+  done_jobs=$(sacct -a -X -n -P --name=ci-a,ci-b,ci-c -o State | grep -c '^COMPLETED' || true)
+  [ "$done_jobs" -eq 3 ] && break
+  sleep 1
+done
+sacct -a -X -P --name=ci-a,ci-b,ci-c -o "$fields" > "$work/ci.sacct"
+cat "$work/ci.sacct"
+"$xtask" convert "$work/ci.sacct" "$work/ci.swf" --procs "$cpus"
+python3 scripts/check-sacct-import.py "$work/ci.swf" "$work/ci.mapping.csv"
+"$xtask" simulate -w "$work/ci.swf" --policy fcfs >/dev/null
 
 echo "=== the sweep as a job array"
 "$xtask" sweep "$spec" --out "$work/out" --slurm --shards 3 --cpus-per-task 1

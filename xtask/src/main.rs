@@ -9,7 +9,9 @@
 //! - `sweep SPEC`: experiment sweeps (the `schedsim-sweep` crate, the same
 //!   as `schedsim sweep`, kept here as the project's entry point);
 //! - `kumar-tables RESULTS.csv`: the Delayed-LOS paper's tables from sweep
-//!   results (see the `kumar` module).
+//!   results (see the `kumar` module);
+//! - `results`: regenerates the figures of docs/results (see the `results`
+//!   module).
 
 use std::process::ExitCode;
 
@@ -18,6 +20,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_greedy;
 mod kumar;
+mod results;
 
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", about = "schedsim project automation")]
@@ -70,6 +73,10 @@ enum Task {
         #[arg(required = true)]
         results: Vec<std::path::PathBuf>,
     },
+    /// Regenerate the figures of docs/results from the sweeps in
+    /// experiments/ (run or resumed, then merged) and draw the schedule
+    /// figure; needs SCHEDSIM_TRACES.
+    Results,
 }
 
 fn main() -> ExitCode {
@@ -88,6 +95,7 @@ fn main() -> ExitCode {
         } => bench_greedy::run(repeat, random, seed, params.as_deref()),
         Task::Sweep(args) => schedsim_sweep::sweep(&args).map_err(|e| schedsim_cli::error_line(&e)),
         Task::KumarTables { results } => kumar::run(&results),
+        Task::Results => results::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,26 @@
-//! `schedsim convert IN OUT`: SWF <-> CWF <-> JSON lines, by file name.
+//! `schedsim convert IN OUT`: SWF <-> CWF <-> JSON lines <-> Batsim JSON,
+//! by file name.
 //!
-//! Formats: `.swf`, `.cwf`, `.jsonl`, each optionally followed by `.gz`
-//! (output is gzip-compressed then; input is told apart by its content).
+//! Formats: `.swf`, `.cwf`, `.jsonl`, `.json` (Batsim's workloads: delay
+//! profiles; see `workload_format`'s batsim module for the mapping), each
+//! optionally followed by `.gz` (SWF/CWF/JSON-lines output is
+//! gzip-compressed then; Batsim output is plain JSON; input is told apart
+//! by its content). Batsim output holds what SWF holds of a job's timing
+//! and size, so CWF information is refused or dropped as for SWF.
+//!
+//! Slurm accounting: `.sacct` input is the output of
+//!
+//! ```text
+//! sacct -a -X -P --starttime 2026-01-01 --endtime 2026-02-01 \
+//!   -o JobIDRaw,Submit,Start,End,State,ExitCode,AllocCPUS,ReqCPUS,NNodes,Timelimit,ReqMem,User,Group,Account,Partition,QOS,JobName \
+//!   > cluster.sacct
+//! schedsim convert cluster.sacct cluster.swf --procs 1024 --time-zone Europe/Berlin
+//! ```
+//!
+//! (see `workload_format`'s sacct module for the field mapping). User,
+//! group, QOS (queue), partition, job name (executable) and account names
+//! become numbers; `OUT.mapping.csv` beside the output lists them
+//! (`field,number,name`).
 //! SWF and CWF input are read alike (a file may mix 18- and 21-field lines).
 //! To CWF, SWF lines get `-1 S -1`. To SWF, a CWF line with information SWF
 //! cannot hold (an elastic control command, a requested start time, an
@@ -13,8 +32,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use workload_format::{
-    CwfFields, ReadError, ReadOptions, RequestType, Workload, WriteError, create_path, open_input,
-    read_path, write_workload,
+    BatsimError, CwfFields, ReadError, ReadOptions, RequestType, SacctError, SacctOptions,
+    Workload, WriteError, create_path, import_sacct, open_input, read_batsim_path, read_path,
+    write_batsim_path, write_workload,
 };
 
 use crate::CommandError;
@@ -23,17 +43,26 @@ use crate::jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 /// Arguments of `schedsim convert`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConvertArgs {
-    /// Input file: .swf, .cwf or .jsonl, optionally .gz.
+    /// Input file: .swf, .cwf, .jsonl or Batsim .json, optionally .gz.
     pub input: PathBuf,
-    /// Output file: .swf, .cwf or .jsonl, optionally .gz (then compressed).
+    /// Output file: .swf, .cwf, .jsonl (optionally .gz, then compressed) or
+    /// Batsim .json.
     pub output: PathBuf,
     /// Converting to SWF: drop CWF commands (ET/RT/EP/RP lines), requested
     /// start times and amounts instead of refusing; the counts are printed.
     #[arg(long)]
     pub drop_cwf: bool,
-    /// Skip bad lines of SWF/CWF input (counted) instead of stopping.
+    /// Skip bad lines of SWF/CWF/sacct input, or Batsim jobs without a
+    /// delay profile (counted), instead of stopping.
     #[arg(long)]
     pub lenient: bool,
+    /// sacct input: the IANA time zone its timestamps are in (sacct prints
+    /// the local time of the machine it ran on).
+    #[arg(long, value_name = "ZONE", default_value = "UTC")]
+    pub time_zone: String,
+    /// sacct input: the cluster's processors, written as MaxProcs.
+    #[arg(long, value_name = "P")]
+    pub procs: Option<u64>,
 }
 
 impl ConvertArgs {
@@ -44,6 +73,8 @@ impl ConvertArgs {
             output,
             drop_cwf: false,
             lenient: false,
+            time_zone: "UTC".to_owned(),
+            procs: None,
         }
     }
 }
@@ -57,11 +88,16 @@ pub enum Format {
     Cwf,
     /// JSON lines (layout in the `schedsim_cli` crate docs).
     JsonLines,
+    /// Batsim's JSON workload (delay profiles).
+    BatsimJson,
+    /// Slurm accounting, `sacct --parsable2` output (input only).
+    Sacct,
 }
 
 impl Format {
-    /// The format of `path` by its name: `.swf`, `.cwf`, `.jsonl`, each
-    /// optionally followed by `.gz`.
+    /// The format of `path` by its name: `.swf`, `.cwf`, `.jsonl`, `.json`
+    /// (Batsim), `.sacct` (Slurm accounting), each optionally followed by
+    /// `.gz`.
     pub fn of(path: &Path) -> Option<Self> {
         let name = path.file_name()?.to_str()?;
         let name = name.strip_suffix(".gz").unwrap_or(name);
@@ -70,6 +106,8 @@ impl Format {
             "swf" => Some(Self::Swf),
             "cwf" => Some(Self::Cwf),
             "jsonl" => Some(Self::JsonLines),
+            "json" => Some(Self::BatsimJson),
+            "sacct" => Some(Self::Sacct),
             _ => None,
         }
     }
@@ -77,6 +115,7 @@ impl Format {
 
 /// What `convert` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ConvertSummary {
     /// Records written.
     pub records: u64,
@@ -86,8 +125,55 @@ pub struct ConvertSummary {
     pub dropped_start_times: u64,
     /// Amounts of submissions dropped (`--drop-cwf`).
     pub dropped_amounts: u64,
-    /// Lines skipped in lenient mode.
+    /// Lines (SWF/CWF input) or jobs (Batsim input) skipped in lenient
+    /// mode.
     pub skipped_lines: u64,
+    /// Batsim input: jobs skipped in lenient mode by reason.
+    pub skipped_jobs: std::collections::BTreeMap<String, u64>,
+    /// Batsim input: the ids were not unique integers, so jobs were
+    /// numbered 1..n in submission order.
+    pub renumbered: bool,
+    /// sacct input: jobs still pending or running, left out.
+    pub unfinished: u64,
+    /// sacct input: jobs cancelled before they started (kept).
+    pub never_started: u64,
+    /// sacct input: the name mapping written beside the output.
+    pub mapping: Option<PathBuf>,
+}
+
+/// `OUT.mapping.csv` beside the output: its name without `.gz` and the
+/// format's extension.
+pub fn mapping_path(output: &Path) -> PathBuf {
+    let name = output
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("workload");
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    output.with_file_name(format!("{stem}.mapping.csv"))
+}
+
+/// Writes `field,number,name` rows through a temporary name.
+fn write_mapping(mapping: &workload_format::SacctMapping, path: &Path) -> Result<(), ConvertError> {
+    let fail = |source: io::Error| ConvertError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut rows = vec![["field".to_owned(), "number".to_owned(), "name".to_owned()]];
+    rows.extend(
+        mapping
+            .rows()
+            .map(|(field, number, name)| [field.to_owned(), number.to_string(), name.to_owned()]),
+    );
+    for row in rows {
+        writer.write_record(&row).map_err(|e| fail(e.into()))?;
+    }
+    let bytes = writer.into_inner().map_err(|e| fail(e.into_error()))?;
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".tmp");
+    std::fs::write(&temporary, bytes).map_err(fail)?;
+    std::fs::rename(&temporary, path).map_err(fail)
 }
 
 /// Why `convert` failed.
@@ -95,7 +181,7 @@ pub struct ConvertSummary {
 #[non_exhaustive]
 pub enum ConvertError {
     /// A file name does not tell its format.
-    #[error("cannot tell the format of {} from its name (use .swf, .cwf or .jsonl, optionally followed by .gz)", path.display())]
+    #[error("cannot tell the format of {} from its name (use .swf, .cwf, .jsonl, .json or .sacct, optionally followed by .gz)", path.display())]
     UnknownFormat {
         /// The file.
         path: PathBuf,
@@ -106,6 +192,18 @@ pub enum ConvertError {
     /// Reading or writing JSON lines failed.
     #[error(transparent)]
     JsonLines(#[from] JsonLinesError),
+    /// Reading or writing a Batsim workload failed.
+    #[error(transparent)]
+    Batsim(#[from] BatsimError),
+    /// Importing Slurm accounting failed.
+    #[error(transparent)]
+    Sacct(#[from] SacctError),
+    /// sacct output is an input format only.
+    #[error("{} : sacct output can be read, not written; write .swf, .cwf, .jsonl or .json", path.display())]
+    SacctOutput {
+        /// The output file.
+        path: PathBuf,
+    },
     /// The output file could not be created, or a record cannot be written
     /// (a field 6 value SWF cannot hold).
     #[error(transparent)]
@@ -151,9 +249,30 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         })
     };
     let (from, to) = (format(&args.input)?, format(&args.output)?);
+    if to == Format::Sacct {
+        return Err(ConvertError::SacctOutput {
+            path: args.output.clone(),
+        });
+    }
+    let mut batsim_summary = None;
+    let mut sacct = None;
     let mut workload = if from == Format::JsonLines {
         let source_name = args.input.display().to_string();
         read_json_lines(open_input(&args.input)?, &source_name)?
+    } else if from == Format::BatsimJson {
+        let (workload, batsim) = read_batsim_path(&args.input, args.lenient)?;
+        batsim_summary = Some(batsim);
+        workload
+    } else if from == Format::Sacct {
+        let mut options = SacctOptions::new();
+        options.time_zone = args.time_zone.clone();
+        options.lenient = args.lenient;
+        options.procs = args.procs;
+        let source_name = args.input.display().to_string();
+        let import = import_sacct(open_input(&args.input)?, &source_name, &options)?;
+        let workload = import.workload.clone();
+        sacct = Some(import);
+        workload
     } else {
         let options = if args.lenient {
             ReadOptions::lenient()
@@ -166,8 +285,17 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         skipped_lines: workload.summary.skipped_lines,
         ..ConvertSummary::default()
     };
+    if let Some(batsim) = batsim_summary {
+        summary.skipped_jobs = batsim.skipped;
+        summary.renumbered = batsim.renumbered;
+    }
+    if let Some(import) = &sacct {
+        summary.skipped_lines = import.summary.skipped;
+        summary.unfinished = import.summary.unfinished;
+        summary.never_started = import.summary.never_started;
+    }
     match to {
-        Format::Swf => to_swf(&mut workload, args, &mut summary)?,
+        Format::Swf | Format::BatsimJson => to_swf(&mut workload, args, &mut summary)?,
         Format::Cwf => {
             for record in &mut workload.records {
                 record.cwf.get_or_insert(CwfFields {
@@ -177,10 +305,16 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
                 });
             }
         }
-        Format::JsonLines => {}
+        // sacct output is refused above.
+        Format::JsonLines | Format::Sacct => {}
     }
     summary.records = workload.records.len() as u64;
     write(&workload, to, &args.output)?;
+    if let Some(import) = &sacct {
+        let path = mapping_path(&args.output);
+        write_mapping(&import.mapping, &path)?;
+        summary.mapping = Some(path);
+    }
     report(args, &summary, out).map_err(ConvertError::Report)?;
     Ok(summary)
 }
@@ -235,6 +369,9 @@ fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertErro
         },
         other => ConvertError::Output(other),
     };
+    if to == Format::BatsimJson {
+        return Ok(write_batsim_path(workload, path)?);
+    }
     let output = create_path(path).map_err(ConvertError::Output)?;
     let output = match to {
         Format::JsonLines => write_json_lines(workload, output).map_err(|e| match e {
@@ -244,7 +381,9 @@ fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertErro
             },
             other => ConvertError::JsonLines(other),
         })?,
-        Format::Swf | Format::Cwf => write_workload(workload, output).map_err(write_error)?,
+        Format::Swf | Format::Cwf | Format::BatsimJson | Format::Sacct => {
+            write_workload(workload, output).map_err(write_error)?
+        }
     };
     output.finish().map_err(write_error)
 }
@@ -264,8 +403,42 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             s.dropped_commands, s.dropped_start_times, s.dropped_amounts
         )?;
     }
-    if s.skipped_lines > 0 {
+    if !s.skipped_jobs.is_empty() {
+        let reasons: Vec<String> = s
+            .skipped_jobs
+            .iter()
+            .map(|(reason, n)| format!("{reason}: {n}"))
+            .collect();
+        writeln!(
+            out,
+            "skipped {} jobs without a run time (--lenient): {}",
+            s.skipped_lines,
+            reasons.join(", ")
+        )?;
+    } else if s.skipped_lines > 0 {
         writeln!(out, "skipped {} bad lines (--lenient)", s.skipped_lines)?;
+    }
+    if s.unfinished + s.never_started > 0 {
+        writeln!(
+            out,
+            "{} jobs still pending or running left out; {} cancelled before they started kept \
+             (no wait or run time)",
+            s.unfinished, s.never_started
+        )?;
+    }
+    if let Some(mapping) = &s.mapping {
+        writeln!(
+            out,
+            "user, group, queue (QOS), partition, executable (job name), account numbers: {}",
+            mapping.display()
+        )?;
+    }
+    if s.renumbered {
+        writeln!(
+            out,
+            "the Batsim ids are not unique integers: jobs numbered 1..{} in submission order",
+            s.records
+        )?;
     }
     Ok(())
 }

@@ -490,9 +490,11 @@ fn output_format(path: &Path, commands: bool) -> Result<Format, GenerateError> {
             path: path.to_path_buf(),
         }),
         Some(format @ (Format::Swf | Format::Cwf)) => Ok(format),
-        Some(Format::JsonLines) | None => Err(GenerateError::UnknownFormat {
-            path: path.to_path_buf(),
-        }),
+        Some(Format::JsonLines | Format::BatsimJson | Format::Sacct) | None => {
+            Err(GenerateError::UnknownFormat {
+                path: path.to_path_buf(),
+            })
+        }
     }
 }
 

@@ -261,6 +261,66 @@ fn convert_to_swf_refuses_to_drop_cwf_information() {
     );
 }
 
+/// SWF -> Batsim JSON -> SWF keeps what the simulation needs: the same
+/// schedule from the JSON workload as from the SWF one.
+#[test]
+fn batsim_json_converts_both_ways_and_simulates_alike() {
+    let dir = temp_dir("batsim");
+    let swf = dir.join("w.swf");
+    let json = dir.join("w.json");
+    let back = dir.join("back.swf");
+    let o = run(&[
+        "generate",
+        "lublin",
+        "-n",
+        "300",
+        "--procs",
+        "64",
+        "--seed",
+        "3",
+        "--estimate",
+        "f:3",
+        "-o",
+        s(&swf),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["convert", s(&swf), s(&json)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(": 300 records"), "{}", stdout(&o));
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        text.starts_with("{\n  \"nb_res\": 64,\n  \"jobs\": [\n"),
+        "{text}"
+    );
+    let o = run(&["convert", s(&json), s(&back)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let schedule = |workload: &Path, name: &str| {
+        let out = dir.join(name);
+        let o = run(&[
+            "simulate",
+            "-w",
+            s(workload),
+            "--policy",
+            "easy",
+            "--out",
+            s(&out),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let csv = std::fs::read_to_string(out.join("easy").join("jobs.csv")).unwrap();
+        // job_id, submission, requested resources and time, start, finish.
+        csv.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                [f[0], f[3], f[4], f[5], f[8], f[10]].join(",")
+            })
+            .collect::<Vec<_>>()
+    };
+    let from_swf = schedule(&swf, "swf");
+    assert_eq!(from_swf.len(), 301);
+    assert_eq!(from_swf, schedule(&json, "json"));
+    assert_eq!(from_swf, schedule(&back, "back"));
+}
+
 #[test]
 fn convert_rejects_unknown_extensions() {
     let dir = temp_dir("ext");

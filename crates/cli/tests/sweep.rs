@@ -122,6 +122,63 @@ fn merged(out: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// Legend entries of a figure: name -> the stroke colour of its sample
+/// line (the last stroke drawn before the entry's text).
+fn legend_colours(svg: &str) -> BTreeMap<String, String> {
+    let mut legend = BTreeMap::new();
+    let mut stroke = String::new();
+    let mut lines = svg.lines();
+    while let Some(line) = lines.next() {
+        if let Some(at) = line.find("stroke=\"#") {
+            stroke = line[at + 8..at + 15].to_owned();
+        }
+        // Legend texts are the only left-anchored ones (ticks and axis
+        // descriptions are centred or right-aligned).
+        if line.starts_with("<text") && line.contains("text-anchor=\"start\"") {
+            let name = lines.next().unwrap_or_default().trim().to_owned();
+            legend.insert(name, stroke.clone());
+        }
+    }
+    legend
+}
+
+/// Every policy has one colour across the figures of a sweep (absolute
+/// metrics, differentials against the baseline, queue over time), and
+/// every text is at least 8 pt when the figure is 3.5 inches (252 pt) wide.
+fn figures_keep_policy_styles_and_print_sizes(files: &BTreeMap<String, Vec<u8>>) {
+    let svg = |name: &str| String::from_utf8_lossy(&files[name]).into_owned();
+    let response = legend_colours(&svg("plots/tiny/response_mean.svg"));
+    let diff = legend_colours(&svg("plots/tiny/diff_wait.svg"));
+    let queue = legend_colours(&svg("plots/tiny/queue_0.9.svg"));
+    let generated = legend_colours(&svg("plots/gen/utilization.svg"));
+    assert_eq!(response.len(), 3, "{response:?}");
+    for policy in ["fcfs", "los:lookahead=10"] {
+        // The differential's legend names the policy (the caption names
+        // the baseline).
+        assert_eq!(response[policy], diff[policy], "{policy}");
+    }
+    for policy in ["fcfs", "easy", "los:lookahead=10"] {
+        assert_eq!(response[policy], queue[policy], "{policy}");
+        assert_eq!(response[policy], generated[policy], "{policy}");
+    }
+    // Three policies, three colours.
+    let distinct: std::collections::BTreeSet<_> = response.values().collect();
+    assert_eq!(distinct.len(), 3);
+    for (name, bytes) in files.iter().filter(|(n, _)| n.ends_with(".svg")) {
+        let text = String::from_utf8_lossy(bytes);
+        let attribute = |key: &str, from: &str| -> f64 {
+            let at = from.find(key).expect(key) + key.len();
+            from[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        let width = attribute("width=\"", &text);
+        let smallest = 8.0 * width / 252.0;
+        for piece in text.split("font-size=\"").skip(1) {
+            let size: f64 = piece.split('"').next().unwrap().parse().unwrap();
+            assert!(size >= smallest, "{name}: font {size} px < {smallest} px");
+        }
+    }
+}
+
 #[test]
 fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     let (dir, spec) = setup("resume");
@@ -157,6 +214,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     ] {
         assert!(expected.contains_key(plot), "missing {plot}");
     }
+    figures_keep_policy_styles_and_print_sizes(&expected);
 
     // A killed sweep: every other cell finished, one write cut short.
     let resumed = dir.join("resumed");

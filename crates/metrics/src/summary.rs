@@ -306,11 +306,18 @@ pub struct ClassStats {
 
 /// Queue length over time.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct QueueLength {
     /// Time-weighted mean over [first submit, last finish].
     pub mean: f64,
     /// Maximum.
     pub max: u64,
+    /// Mean over scheduling steps: the instants with an arrival or a
+    /// termination, each counted once, the length measured after the
+    /// step's starts (the LOS thesis' Figs. 4.12-4.15 record it per
+    /// step). Long idle or busy stretches weigh one step each, unlike
+    /// [`mean`](Self::mean).
+    pub per_step_mean: f64,
 }
 
 /// The metrics of a run.
@@ -554,7 +561,34 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
             0.0
         },
         max: max as u64,
+        per_step_mean: per_step_mean(jobs),
     }
+}
+
+/// The queue length after each scheduling step (each distinct arrival or
+/// termination instant), averaged over the steps.
+fn per_step_mean(jobs: &[CompletedJob]) -> f64 {
+    let mut steps: Vec<i64> = jobs.iter().flat_map(|j| [j.submit, j.finish]).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    if steps.is_empty() {
+        return 0.0;
+    }
+    let mut submits: Vec<i64> = jobs.iter().map(|j| j.submit).collect();
+    let mut starts: Vec<i64> = jobs.iter().map(|j| j.start).collect();
+    submits.sort_unstable();
+    starts.sort_unstable();
+    let (mut submitted, mut started, mut total) = (0usize, 0usize, 0u64);
+    for &step in &steps {
+        while submitted < submits.len() && submits[submitted] <= step {
+            submitted += 1;
+        }
+        while started < starts.len() && starts[started] <= step {
+            started += 1;
+        }
+        total += (submitted - started) as u64;
+    }
+    total as f64 / steps.len() as f64
 }
 
 #[cfg(test)]
@@ -618,7 +652,10 @@ mod tests {
         // Mean over [0, 20] = (1*5 + 2*5) / 20 = 0.75; max 2.
         let jobs = [job(0, 10, 20, 1), job(5, 10, 20, 1), job(10, 10, 11, 1)];
         let run = summarize(&jobs, &MetricsConfig::new(4)).unwrap();
-        assert_eq!(run.queue_length, QueueLength { mean: 0.75, max: 2 });
+        assert_eq!((run.queue_length.mean, run.queue_length.max), (0.75, 2));
+        // Steps (arrivals and terminations): 0, 5, 10, 11, 20. Waiting after
+        // each: 1, 2, 0, 0, 0: (1 + 2) / 5 = 0.6.
+        assert_eq!(run.queue_length.per_step_mean, 0.6);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::greedy::{GreedyJob, GreedyParameters, GreedyQueue, Situation, USER_GR
 /// release as usual. Then the waiting queue is ordered using a sorting
 /// criterion with dynamic components. Finally, the job at the top of the
 /// queue is scheduled as in the FCFS algorithm [...] The sorting of the
-/// waiting [queue] is repeated whenever a new job is submitted or a job in
+/// waiting \[queue\] is repeated whenever a new job is submitted or a job in
 /// the current schedule has completed its execution." FCFS (section
 /// II-A.1): "The job on top of the queue is started as soon as enough idle
 /// machines are available to execute it."

@@ -126,6 +126,7 @@ mod los;
 mod order;
 mod pack;
 mod profile;
+mod scojo;
 mod shadow;
 mod spec;
 mod spec_kumar;
@@ -140,7 +141,14 @@ pub use greedy::{
     SortingCriterion, USER_GROUPS,
 };
 pub use greedy_policy::Greedy;
-pub use los::{DEFAULT_LOOKAHEAD, Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
+pub use los::{
+    DEFAULT_LOOKAHEAD, HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window,
+};
 pub use order::QueueOrder;
+pub use scojo::{
+    GroupParams, JobClass, NODES_PER_SCHEDULE, OptimiserConfig, Rounding, ScojoConfig,
+    ScojoCounters, ScojoPect, SearchConfig, SearchCounters, SearchInput, SearchJob, SearchOrder,
+    SearchOutcome, Selection, SliceEnd, Tail, WorkCriterion, search_group,
+};
 pub use shadow::{Shadow, Starts, shadow};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

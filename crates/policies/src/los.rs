@@ -20,6 +20,17 @@ pub enum LosMerit {
     /// Start the set with the largest total slowdown, a waiting job's
     /// slowdown being (t - arrival + estimate) / estimate (Algorithm 7).
     MaxSlowdown,
+    /// Start the set with the smallest total slowdown (section 3.4: "total
+    /// jobs slowdown with the purpose of maximizing or minimizing that
+    /// factor").
+    MinSlowdown,
+    /// Start the set with the largest total response time, a waiting job's
+    /// response being t - arrival + estimate (section 3.4: "the total jobs
+    /// response time with the purpose of choosing S' with the maximal or
+    /// minimal total response time").
+    MaxResponse,
+    /// Start the set with the smallest total response time (section 3.4).
+    MinResponse,
 }
 
 impl LosMerit {
@@ -29,14 +40,95 @@ impl LosMerit {
             Self::None => "none",
             Self::MaxJobs => "maxjobs",
             Self::MaxSlowdown => "max-slowdown",
+            Self::MinSlowdown => "min-slowdown",
+            Self::MaxResponse => "max-response",
+            Self::MinResponse => "min-response",
+        }
+    }
+
+    /// Every merit, in the thesis' order.
+    pub const ALL: [Self; 6] = [
+        Self::None,
+        Self::MaxJobs,
+        Self::MaxSlowdown,
+        Self::MinSlowdown,
+        Self::MaxResponse,
+        Self::MinResponse,
+    ];
+
+    /// Parses a spec name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|merit| merit.name() == name)
+    }
+}
+
+/// What LOS does with a queue head that fits the free processors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeadRule {
+    /// The thesis (section 3.2.1 and the introduction): "LOS starts by
+    /// examining only the first waiting job. If it fits within the machine's
+    /// free capacity it is immediately started"; then "we set shadow to
+    /// infinity if wj_1 can be started at t. In this case every produced
+    /// schedule is safe": the DP packs the rest of the queue with no
+    /// reservation. The literal reading and the default (`head=thesis`).
+    #[default]
+    Thesis,
+    /// Start queue heads while they fit, in order, then reserve for the
+    /// first that does not (EASY's head rule; this crate's LOS before the
+    /// thesis' rule was made the default) (`head=all-fitting`).
+    AllFitting,
+}
+
+impl HeadRule {
+    /// The spec name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Thesis => "thesis",
+            Self::AllFitting => "all-fitting",
         }
     }
 
     /// Parses a spec name.
     pub fn from_name(name: &str) -> Option<Self> {
-        [Self::None, Self::MaxJobs, Self::MaxSlowdown]
+        [Self::Thesis, Self::AllFitting]
             .into_iter()
-            .find(|merit| merit.name() == name)
+            .find(|rule| rule.name() == name)
+    }
+}
+
+/// Which waiting jobs fill LOS's lookahead window of C jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Window {
+    /// The first C waiting jobs that fit the free processors (section
+    /// 3.5.1: jobs larger than n are excluded, then "including only the
+    /// first C waiting jobs"). The literal reading and the default
+    /// (`window=fit`).
+    #[default]
+    Fit,
+    /// The first C waiting jobs that could be picked: they fit the free
+    /// processors and either end by the shadow time or fit in the extra
+    /// processors (`window=pickable`). With a long queue the literal window
+    /// can fill with jobs that cannot start while pickable ones wait
+    /// behind it.
+    Pickable,
+}
+
+impl Window {
+    /// The spec name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fit => "fit",
+            Self::Pickable => "pickable",
+        }
+    }
+
+    /// Parses a spec name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Fit, Self::Pickable]
+            .into_iter()
+            .find(|window| window.name() == name)
     }
 }
 
@@ -68,6 +160,10 @@ pub struct LosConfig {
     /// The lookahead C: how many waiting jobs (that fit the free
     /// processors) the DP examines.
     pub lookahead: usize,
+    /// What happens to a queue head that fits.
+    pub head: HeadRule,
+    /// Which jobs fill the lookahead window.
+    pub window: Window,
 }
 
 impl LosConfig {
@@ -84,7 +180,23 @@ impl LosConfig {
             merit,
             traceback,
             lookahead,
+            head: HeadRule::default(),
+            window: Window::default(),
         }
+    }
+
+    /// The same settings with head rule `head`.
+    #[must_use]
+    pub fn with_head(mut self, head: HeadRule) -> Self {
+        self.head = head;
+        self
+    }
+
+    /// The same settings with lookahead window `window`.
+    #[must_use]
+    pub fn with_window(mut self, window: Window) -> Self {
+        self.window = window;
+        self
     }
 }
 
@@ -127,6 +239,8 @@ impl Default for LosConfig {
             merit: LosMerit::None,
             traceback: TracebackOrder::BypassedFirst,
             lookahead: DEFAULT_LOOKAHEAD,
+            head: HeadRule::Thesis,
+            window: Window::Fit,
         }
     }
 }
@@ -155,6 +269,12 @@ impl fmt::Display for LosConfig {
         if self.lookahead != defaults.lookahead {
             option(f, format!("lookahead={}", self.lookahead))?;
         }
+        if self.head != defaults.head {
+            option(f, format!("head={}", self.head.name()))?;
+        }
+        if self.window != defaults.window {
+            option(f, format!("window={}", self.window.name()))?;
+        }
         Ok(())
     }
 }
@@ -163,16 +283,25 @@ impl fmt::Display for LosConfig {
 /// thesis chapter 3).
 ///
 /// At every call, in arrival order:
-/// 1. Queue-head jobs start while they fit (section 3.2.1).
-/// 2. For the first job that does not fit, the shadow time and the extra
-///    processors (shadow free capacity) are computed from the running jobs
-///    (including those just started) ordered by expected end, exactly as
-///    for EASY ([`crate::shadow`]; jobs ending at the shadow instant all
-///    count towards the extra processors).
+/// 1. The head (section 3.2.1): "The algorithm begins by trying to start
+///    the first waiting job. If wj_1.size <= n, it is removed from the
+///    waiting queue, added to the running jobs list and starts executing";
+///    then "we set shadow to infinity if wj_1 can be started at t": every
+///    remaining job may start (shadow size 0) and only the free processors
+///    bound the DP ([`HeadRule::Thesis`], the default). With
+///    [`HeadRule::AllFitting`], heads start while they fit and the first
+///    that does not is the one reserved for.
+/// 2. Otherwise "the algorithm calculates the shadow time at which wj_1 can
+///    begin its execution" and the extra processors (shadow free capacity)
+///    from the running jobs (including those just started) ordered by
+///    expected end, exactly as for EASY ([`crate::shadow`]; jobs ending at
+///    the shadow instant all count towards the extra processors).
 /// 3. The candidates are the next `lookahead` waiting jobs that fit the
 ///    free processors `n` (larger jobs are dropped first and do not count,
-///    as in the thesis' Table 3.8). Each job's shadow size is 0 if
-///    `t + estimate <= shadow` and its size otherwise (section 3.3.1).
+///    as in the thesis' Table 3.8; [`Window::Pickable`] also drops those
+///    that neither end by the shadow time nor fit in the extra
+///    processors). Each job's shadow size is 0 if `t + estimate <= shadow`
+///    and its size otherwise (section 3.3.1).
 /// 4. Reservation_DP (Algorithm 3, or 6 / 7 with a merit; traceback
 ///    Algorithm 4 or 5) selects the set that maximizes the processors used
 ///    now without using more than `extra` processors at the shadow time;
@@ -217,32 +346,60 @@ impl Policy for Los {
         let queue = view.queue();
         let mut free = view.free();
         self.started.clear();
-        let position = self.started.start_heads(view, queue, &mut free, decisions);
-        if position == queue.len() || free == 0 || self.config.lookahead == 0 {
-            return;
-        }
-        let head = queue[position];
-        let Some(reservation) = self.started.shadow(view, free, view.job(head).size) else {
+        let Some(&first) = queue.first() else {
             return;
         };
+        // (shadow time, extra processors), or None for an infinite shadow.
+        let (reserved, shadow) = match self.config.head {
+            HeadRule::Thesis if view.job(first).size <= free => {
+                self.started.start(view, first, decisions);
+                free -= view.job(first).size;
+                (first, None)
+            }
+            HeadRule::Thesis => {
+                let Some(reservation) = self.started.shadow(view, free, view.job(first).size)
+                else {
+                    return;
+                };
+                (first, Some(reservation))
+            }
+            HeadRule::AllFitting => {
+                let position = self.started.start_heads(view, queue, &mut free, decisions);
+                let Some(&head) = queue.get(position) else {
+                    return;
+                };
+                let Some(reservation) = self.started.shadow(view, free, view.job(head).size) else {
+                    return;
+                };
+                (head, Some(reservation))
+            }
+        };
+        if free == 0 || self.config.lookahead == 0 {
+            return;
+        }
+        let (shadow_time, extra) = shadow.map_or((Time::MAX, free), |r| (r.time, r.extra));
+        // The window's test: fits `free` and, for `pickable`, ends by the
+        // shadow time or fits in `extra`.
+        let (max_estimate, small) = match self.config.window {
+            Window::Fit => (Time::MAX, 0),
+            Window::Pickable => (shadow_time.saturating_sub(now), extra),
+        };
 
-        // The next `lookahead` waiting jobs that fit in `free` (the queue is
-        // in id order, so the index jumps straight to them).
+        // The next `lookahead` waiting jobs of the window (the queue is in
+        // id order, so the index jumps straight to them).
         self.packer.clear();
-        let mut from = JobId(head.0 + 1);
+        let mut from = JobId(reserved.0 + 1);
         while self.packer.len() < self.config.lookahead {
-            let Some(id) = view.next_candidate(from, free, Time::MAX, 0) else {
+            let Some(id) = view.next_candidate(from, free, max_estimate, small) else {
                 break;
             };
-            let ends_by_shadow = now + view.estimate(id) <= reservation.time;
+            let ends_by_shadow = now.saturating_add(view.estimate(id)) <= shadow_time;
             self.packer
                 .push(view, id, ends_by_shadow, self.config.merit);
             from = JobId(id.0 + 1);
         }
         let dp = match self.config.variant {
-            LosVariant::Reservation => Dp::Reservation {
-                extra: reservation.extra,
-            },
+            LosVariant::Reservation => Dp::Reservation { extra },
             LosVariant::Basic => Dp::BasicEndingByFreeze,
         };
         match self
@@ -364,30 +521,119 @@ mod tests {
     }
 
     #[test]
-    fn heads_that_fit_start_first() {
-        // 10 free processors: wj1 (7) fits and starts; then wj2 (2) fits too
-        // and starts; wj3 (1) as well: free 0 after 7 + 2 + 1.
+    fn all_fitting_heads_start_in_order() {
+        // head=all-fitting, 10 free processors: wj1 (7) fits and starts;
+        // then wj2 (2) fits too and starts; wj3 (1) as well: free 0 after
+        // 7 + 2 + 1.
         let jobs = thesis_state();
         let queue: Vec<JobId> = (1..=5).map(JobId).collect();
         let mut storage = ViewStorage::default();
         let view = View::new(25, 10, &jobs, &queue, &[], &mut storage);
         let mut decisions = Decisions::new();
-        Los::new(LosConfig::default()).schedule(&view, &mut decisions);
+        Los::new(LosConfig::default().with_head(HeadRule::AllFitting))
+            .schedule(&view, &mut decisions);
         assert_eq!(decisions.starts(), [JobId(1), JobId(2), JobId(3)]);
+    }
+
+    /// Runs one LOS call on `jobs` (all waiting but those in `running`,
+    /// given with their start times) at time `now` on 10 processors.
+    fn starts(config: LosConfig, jobs: &[Job], running: &[(JobId, Time)], now: Time) -> Vec<u64> {
+        let queue: Vec<JobId> = (0..jobs.len() as u32)
+            .map(JobId)
+            .filter(|id| running.iter().all(|r| r.0 != *id))
+            .collect();
+        let mut storage = ViewStorage::default();
+        let view = View::new(now, 10, jobs, &queue, running, &mut storage);
+        let mut decisions = Decisions::new();
+        Los::new(config).schedule(&view, &mut decisions);
+        assert_eq!(decisions.failure(), None);
+        decisions
+            .starts()
+            .iter()
+            .map(|&id| jobs[id.index()].number)
+            .collect()
+    }
+
+    #[test]
+    fn thesis_head_rule_packs_the_rest_without_a_reservation() {
+        // 10 free processors; A (4), B (5), C (6) wait, long estimates.
+        let jobs = [job(1, 0, 4, 10), job(2, 0, 5, 100), job(3, 0, 6, 100)];
+        // Thesis: A fits and starts (6 free). Shadow is infinite, so the DP
+        // packs B and C into 6 processors with no reservation: {C} uses 6,
+        // {B} only 5, {B, C} needs 11: C starts, B waits.
+        assert_eq!(starts(LosConfig::default(), &jobs, &[], 0), [1, 3]);
+        // All-fitting: A starts, then B fits (5 <= 6) and starts; C (6 > 1)
+        // is the head reserved for, nothing else waits.
+        let all = LosConfig::default().with_head(HeadRule::AllFitting);
+        assert_eq!(starts(all, &jobs, &[], 0), [1, 2]);
+    }
+
+    #[test]
+    fn window_fit_or_pickable() {
+        // R (8 processors) runs until 100; 2 free. H (10) waits: shadow 100,
+        // extra 10 - 10 = 0. J1 (2, estimate 200) fits the free processors
+        // but neither ends by 100 nor fits in 0 extra; J2 (1, estimate 50)
+        // ends by 100.
+        let jobs = [
+            job(0, 0, 8, 100),
+            job(1, 0, 10, 50),
+            job(2, 0, 2, 200),
+            job(3, 0, 1, 50),
+        ];
+        let running = [(JobId(0), 0)];
+        let one = |window| {
+            let mut config = LosConfig::default().with_window(window);
+            config.lookahead = 1;
+            starts(config, &jobs, &running, 0)
+        };
+        // fit (literal): the window of one holds J1, which cannot be picked.
+        assert_eq!(one(Window::Fit), Vec::<u64>::new());
+        // pickable: the window skips J1 and holds J2, which starts.
+        assert_eq!(one(Window::Pickable), [3]);
+    }
+
+    #[test]
+    fn minimizing_merits_pick_the_other_set() {
+        // The thesis example's two 5-processor sets: {wj2, wj3, wj4} and
+        // {wj2, wj5}. At t = 25, slowdowns wj3 4.667 + wj4 6.25 = 10.92
+        // against wj5 5; responses (t - arrival + estimate) wj3 28 + wj4 25
+        // = 53 against wj5 25.
+        let with = |merit| LosConfig {
+            merit,
+            ..LosConfig::default()
+        };
+        assert_eq!(decide(with(LosMerit::MinSlowdown)), [2, 5]);
+        assert_eq!(decide(with(LosMerit::MinResponse)), [2, 5]);
+        assert_eq!(decide(with(LosMerit::MaxResponse)), [2, 3, 4]);
+        let by_name: Vec<&str> = LosMerit::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(
+            by_name,
+            [
+                "none",
+                "maxjobs",
+                "max-slowdown",
+                "min-slowdown",
+                "max-response",
+                "min-response"
+            ]
+        );
     }
 
     #[test]
     fn canonical_names() {
         assert_eq!(LosConfig::default().to_string(), "los");
-        let config = LosConfig {
-            variant: LosVariant::Basic,
-            merit: LosMerit::MaxSlowdown,
-            traceback: TracebackOrder::SelectedFirst,
-            lookahead: 25,
-        };
+        let config = LosConfig::new(
+            LosVariant::Basic,
+            LosMerit::MaxSlowdown,
+            TracebackOrder::SelectedFirst,
+            25,
+        )
+        .with_head(HeadRule::AllFitting)
+        .with_window(Window::Pickable);
         assert_eq!(
             config.to_string(),
-            "los-basic:merit=max-slowdown,traceback=selected-first,lookahead=25"
+            "los-basic:merit=max-slowdown,traceback=selected-first,lookahead=25,\
+             head=all-fitting,window=pickable"
         );
     }
 }

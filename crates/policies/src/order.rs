@@ -11,8 +11,13 @@ pub enum QueueOrder {
     /// First come, first served: arrival order (`fcfs`).
     #[default]
     Fcfs,
-    /// Shortest estimated runtime first (`sjf`, also known as SPT).
+    /// Shortest estimated runtime first (`sjf`; the LOS thesis' chapter 2
+    /// calls it SPT, Shortest Processing Time first).
     ShortestFirst,
+    /// Smallest size (processors) first (`ssf`; the thesis' chapter 2 calls
+    /// it SJF, Smallest Job First: "sorts the waiting jobs by increasing
+    /// size and executes the smallest jobs first").
+    SmallestFirst,
     /// Largest size (processors) first (`ljf`).
     LargestFirst,
     /// Smallest size x estimated runtime first (`saf`, smallest cumulative
@@ -22,9 +27,10 @@ pub enum QueueOrder {
 
 impl QueueOrder {
     /// All orders, for listings.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::Fcfs,
         Self::ShortestFirst,
+        Self::SmallestFirst,
         Self::LargestFirst,
         Self::SmallestAreaFirst,
     ];
@@ -34,6 +40,7 @@ impl QueueOrder {
         match self {
             Self::Fcfs => "fcfs",
             Self::ShortestFirst => "sjf",
+            Self::SmallestFirst => "ssf",
             Self::LargestFirst => "ljf",
             Self::SmallestAreaFirst => "saf",
         }
@@ -53,6 +60,7 @@ impl QueueOrder {
         match self {
             Self::Fcfs => {}
             Self::ShortestFirst => out.sort_unstable_by_key(|&id| (view.estimate(id), id)),
+            Self::SmallestFirst => out.sort_unstable_by_key(|&id| (view.job(id).size, id)),
             Self::LargestFirst => {
                 out.sort_unstable_by_key(|&id| (std::cmp::Reverse(view.job(id).size), id));
             }
@@ -61,5 +69,40 @@ impl QueueOrder {
                 (area, id)
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedsim_sim_core::{Job, ViewStorage};
+
+    #[test]
+    fn orders_break_ties_by_arrival() {
+        // (size, estimate): A (4, 10), B (2, 50), C (2, 5), D (8, 1).
+        let jobs = [
+            Job::new(1, 0, 4, 10, 10),
+            Job::new(2, 1, 2, 50, 50),
+            Job::new(3, 2, 2, 5, 5),
+            Job::new(4, 3, 8, 1, 1),
+        ];
+        let queue: Vec<JobId> = (0..4).map(JobId).collect();
+        let mut storage = ViewStorage::default();
+        let view = View::new(10, 16, &jobs, &queue, &[], &mut storage);
+        let order = |order: QueueOrder| {
+            let mut out = Vec::new();
+            order.arrange(&view, &mut out);
+            out.iter()
+                .map(|id| jobs[id.index()].number)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(order(QueueOrder::Fcfs), [1, 2, 3, 4]);
+        // Estimates 10, 50, 5, 1.
+        assert_eq!(order(QueueOrder::ShortestFirst), [4, 3, 1, 2]);
+        // Sizes 4, 2, 2, 8: B and C tie at 2, B arrived first.
+        assert_eq!(order(QueueOrder::SmallestFirst), [2, 3, 1, 4]);
+        assert_eq!(order(QueueOrder::LargestFirst), [4, 1, 2, 3]);
+        // Areas 40, 100, 10, 8.
+        assert_eq!(order(QueueOrder::SmallestAreaFirst), [4, 3, 1, 2]);
     }
 }

@@ -65,9 +65,18 @@ impl Packer {
         self.shadow_sizes
             .push(if ends_by_freeze { 0 } else { size });
         self.eligible.push(ends_by_freeze);
-        if merit == LosMerit::MaxSlowdown {
-            self.merits
-                .push(waiting_slowdown(view.now(), view.job(id).submit, estimate).unwrap_or(1.0));
+        let (now, submit) = (view.now(), view.job(id).submit);
+        // Section 3.4: slowdown (t - arrival + estimate) / estimate, and the
+        // response time t - arrival + estimate, maximized as they are or
+        // minimized through their negatives.
+        let slowdown = || waiting_slowdown(now, submit, estimate).unwrap_or(1.0);
+        let response = || (now - submit + estimate) as f64;
+        match merit {
+            LosMerit::None | LosMerit::MaxJobs => {}
+            LosMerit::MaxSlowdown => self.merits.push(slowdown()),
+            LosMerit::MinSlowdown => self.merits.push(-slowdown()),
+            LosMerit::MaxResponse => self.merits.push(response()),
+            LosMerit::MinResponse => self.merits.push(-response()),
         }
     }
 
@@ -90,7 +99,10 @@ impl Packer {
         let merit = match merit {
             LosMerit::None => Merit::None,
             LosMerit::MaxJobs => Merit::MaxJobs,
-            LosMerit::MaxSlowdown => Merit::PerItem(&self.merits),
+            LosMerit::MaxSlowdown
+            | LosMerit::MinSlowdown
+            | LosMerit::MaxResponse
+            | LosMerit::MinResponse => Merit::PerItem(&self.merits),
         };
         let options = Options::new()
             .with_merit(merit)

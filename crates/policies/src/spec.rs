@@ -6,7 +6,7 @@ use schedsim_sim_core::Policy;
 use crate::backfill::{Backfill, Depth};
 use crate::error::SpecError;
 use crate::greedy_policy::Greedy;
-use crate::los::{Los, LosConfig, LosMerit, LosVariant, TracebackOrder};
+use crate::los::{HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window};
 use crate::order::QueueOrder;
 
 /// A policy named on the command line: `NAME[:key=value,...]`, e.g. `easy`,
@@ -93,13 +93,14 @@ pub struct PolicyInfo {
 
 const ORDER_OPTION: (&str, &str) = (
     "order",
-    "queue order: fcfs (default), sjf (shortest estimate), ljf (largest), saf (smallest size x estimate)",
+    "queue order: fcfs (default), sjf (shortest estimate; the thesis' SPT), ssf (smallest size; the thesis' SJF), ljf (largest), saf (smallest size x estimate)",
 );
 
 pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     (
         "merit",
-        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown",
+        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown, \
+         min-slowdown, max-response, min-response",
     ),
     (
         "traceback",
@@ -108,6 +109,33 @@ pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     (
         "lookahead",
         "how many waiting jobs the DP examines (default 50)",
+    ),
+];
+
+/// `los` and `los-basic`: the shared LOS options plus the thesis' readings.
+const LOS_THESIS_OPTIONS: &[(&str, &str)] = &[
+    (
+        "merit",
+        "tie-break among equal-utilization sets: none (default), maxjobs, max-slowdown, \
+         min-slowdown, max-response, min-response",
+    ),
+    (
+        "traceback",
+        "among tied sets: bypassed-first (default, nearer the head) or selected-first",
+    ),
+    (
+        "lookahead",
+        "how many waiting jobs the DP examines (default 50)",
+    ),
+    (
+        "head",
+        "a head that fits: thesis (default: start it, then pack the rest with no \
+         reservation) or all-fitting (start heads while they fit, reserve for the next)",
+    ),
+    (
+        "window",
+        "the lookahead window: fit (default, the first C jobs that fit the free processors) \
+         or pickable (the first C that could start: end by the shadow or fit the extra)",
     ),
 ];
 
@@ -142,12 +170,12 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "los",
         summary: "LOS: lookahead optimizing scheduler, Reservation_DP behind a reserved head (Shmueli & Feitelson)",
-        options: LOS_OPTIONS,
+        options: LOS_THESIS_OPTIONS,
     },
     PolicyInfo {
         name: "los-basic",
         summary: "LOS with Basic_DP: only jobs that end by the head's shadow time are packed",
-        options: LOS_OPTIONS,
+        options: LOS_THESIS_OPTIONS,
     },
     PolicyInfo {
         name: "greedy",
@@ -209,6 +237,16 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "Hybrid-LOS-E: Hybrid-LOS with the ECC processor",
         options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
     },
+    PolicyInfo {
+        name: "scojo-pect",
+        summary: "SCOJO-PECT: coarse-grain time sharing of runtime classes by slices, suspending jobs to disk (Esbaugh & Sodan)",
+        options: crate::scojo::SCOJO_OPTIONS,
+    },
+    PolicyInfo {
+        name: "scojo-pect-opt",
+        summary: "SCOJO-PECT with the dynamic group optimiser: two-level discrepancy search with branch and bound",
+        options: crate::scojo::OPT_OPTIONS,
+    },
 ];
 
 /// Builds the policy a spec names.
@@ -240,6 +278,9 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
     if let Some(policy) = crate::spec_kumar::build(spec, &options)? {
         return Ok(policy);
     }
+    if let Some(policy) = crate::scojo::build(spec, &options)? {
+        return Ok(policy);
+    }
     if let Some(variant) = match spec.name.as_str() {
         "los" => Some(LosVariant::Reservation),
         "los-basic" => Some(LosVariant::Basic),
@@ -250,7 +291,7 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
     let order = match options.get("order") {
         None => QueueOrder::Fcfs,
         Some(value) => QueueOrder::from_name(value)
-            .ok_or_else(|| options.bad_value("order", value, "fcfs, sjf, ljf or saf"))?,
+            .ok_or_else(|| options.bad_value("order", value, "fcfs, sjf, ssf, ljf or saf"))?,
     };
     let depth = match spec.name.as_str() {
         "fcfs" => Depth::Jobs(0),
@@ -288,6 +329,14 @@ pub(crate) fn los_config(
         &mut config.traceback,
         &mut config.lookahead,
     )?;
+    if let Some(value) = options.get("head") {
+        config.head = HeadRule::from_name(value)
+            .ok_or_else(|| options.bad_value("head", value, "thesis or all-fitting"))?;
+    }
+    if let Some(value) = options.get("window") {
+        config.window = Window::from_name(value)
+            .ok_or_else(|| options.bad_value("window", value, "fit or pickable"))?;
+    }
     Ok(config)
 }
 
@@ -300,8 +349,13 @@ pub(crate) fn apply_los_options(
     lookahead: &mut usize,
 ) -> Result<(), SpecError> {
     if let Some(value) = options.get("merit") {
-        *merit = LosMerit::from_name(value)
-            .ok_or_else(|| options.bad_value("merit", value, "none, maxjobs or max-slowdown"))?;
+        *merit = LosMerit::from_name(value).ok_or_else(|| {
+            options.bad_value(
+                "merit",
+                value,
+                "none, maxjobs, max-slowdown, min-slowdown, max-response or min-response",
+            )
+        })?;
     }
     if let Some(value) = options.get("traceback") {
         *traceback = TracebackOrder::from_name(value).ok_or_else(|| {
@@ -405,7 +459,7 @@ mod tests {
             build("eazy").unwrap_err(),
             "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic, \
              greedy, easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
-             hybrid-los, hybrid-los-e)"
+             hybrid-los, hybrid-los-e, scojo-pect, scojo-pect-opt)"
         );
         assert_eq!(
             build("easy:depth=2").unwrap_err(),
@@ -413,7 +467,7 @@ mod tests {
         );
         assert_eq!(
             build("easy:order=random").unwrap_err(),
-            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ljf or saf)"
+            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ssf, ljf or saf)"
         );
         assert_eq!(
             build("backfill").unwrap_err(),
@@ -434,7 +488,8 @@ mod tests {
         );
         assert_eq!(
             build("los:merit=min").unwrap_err(),
-            "policy `los`: option `merit` = `min` is not valid (expected none, maxjobs or max-slowdown)"
+            "policy `los`: option `merit` = `min` is not valid (expected none, maxjobs, max-slowdown, \
+             min-slowdown, max-response or min-response)"
         );
     }
 }

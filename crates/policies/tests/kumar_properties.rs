@@ -14,8 +14,8 @@ use lublin_model::{CwfGenerator, CwfParams};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use schedsim_policies::{
-    Backfill, DelayedLos, DelayedLosConfig, EasyD, HybridLos, Los, LosConfig, LosD, LosMerit,
-    LosVariant, PolicySpec, TracebackOrder, build_policy,
+    Backfill, DelayedLos, DelayedLosConfig, EasyD, HeadRule, HybridLos, Los, LosConfig, LosD,
+    LosMerit, LosVariant, PolicySpec, TracebackOrder, build_policy,
 };
 use schedsim_sim_core::{
     Change, Decisions, ElasticCommand, Job, JobId, JobModel, JobSet, Policy, Schedule, Time, View,
@@ -303,10 +303,13 @@ proptest! {
                     for traceback in [TracebackOrder::BypassedFirst, TracebackOrder::SelectedFirst] {
                         for lookahead in [2, 50] {
                             let config = LosConfig::new(variant, merit, traceback, lookahead);
+                            // LOS-D starts batch heads while they fit (the
+                            // all-fitting rule), as Kumar et al.'s LOS-D does.
+                            let batch = config.with_head(HeadRule::AllFitting);
                             let los = if elastic {
-                                simulate(&jobs, &mut schedsim_policies::Elastic::new(Los::new(config), "los-e")).unwrap()
+                                simulate(&jobs, &mut schedsim_policies::Elastic::new(Los::new(batch), "los-e")).unwrap()
                             } else {
-                                simulate(&jobs, &mut Los::new(config)).unwrap()
+                                simulate(&jobs, &mut Los::new(batch)).unwrap()
                             };
                             let los_d = simulate(&jobs, &mut LosD::new(config, elastic)).unwrap();
                             prop_assert_eq!(los.starts(), los_d.starts(), "{}", config);

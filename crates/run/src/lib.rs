@@ -36,23 +36,25 @@
 //! plotters into strings, so the same run always writes the same bytes.
 #![warn(missing_docs)]
 
+mod figure;
 mod groups;
 mod plot;
 mod run_dir;
 mod simulate;
 mod simulate_split;
 
+pub use figure::{AUTO_LOG_RATIO, AxisScale, AxisUnit, FIGURE_WIDTH, Marker, PALETTE, SeriesLook};
 pub use groups::{GroupReport, ObjectiveValue, group_report, user_groups};
 pub use plot::{
-    BUCKETS, GanttColor, LineChart, PlotError, Series, gantt, line_chart, queue_length_series,
-    run_curves, started_out_of_order, utilization_series, wait_cdf,
+    BUCKETS, GanttColor, LineChart, PlotError, Series, SeriesStyle, gantt, line_chart,
+    queue_length_series, run_curves, started_out_of_order, utilization_series, wait_cdf,
 };
 pub use run_dir::{RunDir, RunDirError, RunJob};
 pub use simulate::{
     BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
     Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order, Overrun, PolicyRun,
     SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
-    builtin_params, completed_jobs, jobs_csv, list_policies, load_workload, metrics_config,
-    prepare_workload, read_workload, run_policy, run_policy_with, run_warnings, segments_csv,
-    simulate, write_run,
+    builtin_params, completed_jobs, is_batsim_json, jobs_csv, list_policies, load_workload,
+    metrics_config, prepare_workload, read_workload, run_policy, run_policy_object,
+    run_policy_with, run_warnings, segments_csv, simulate, summary_json, write_run,
 };

@@ -14,6 +14,10 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 use schedsim_metrics::CompletedJob;
 
+use crate::figure::{
+    Axis, AxisScale, AxisUnit, CAPTION_SIZE, FIGURE_WIDTH, LegendEntry, Marker, PALETTE,
+    REFERENCE_GREY, SeriesLook, TEXT_SIZE, Ticked, draw_legend, legend_layout, text_width,
+};
 use crate::run_dir::{RunDir, RunJob};
 
 /// Time series are reduced to at most this many buckets.
@@ -50,8 +54,23 @@ pub enum PlotError {
     },
 }
 
+/// How a series picks its look (colour, marker, dash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SeriesStyle {
+    /// The look of the series' position in the chart.
+    #[default]
+    Position,
+    /// The look of this style index ([`SeriesLook::of`]): give each policy
+    /// of a sweep its index so it looks the same in every figure.
+    Index(usize),
+    /// A grey dashed reference line (offered load, a bound).
+    Reference,
+}
+
 /// One curve of a line chart.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Series {
     /// Legend text.
     pub name: String,
@@ -59,27 +78,71 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Optional error bars: (x, low, high) per point.
     pub errors: Vec<(f64, f64, f64)>,
+    /// Its look.
+    pub style: SeriesStyle,
 }
 
 impl Series {
-    /// A curve without error bars.
+    /// A curve without error bars, styled by its position.
     pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
         Self {
             name: name.into(),
             points,
             errors: Vec::new(),
+            style: SeriesStyle::Position,
         }
+    }
+
+    /// A grey dashed reference curve.
+    pub fn reference(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            style: SeriesStyle::Reference,
+            ..Self::new(name, points)
+        }
+    }
+
+    /// The same curve with the look of style index `index`.
+    #[must_use]
+    pub fn with_style_index(mut self, index: usize) -> Self {
+        self.style = SeriesStyle::Index(index);
+        self
+    }
+
+    /// The same curve with error bars (x, low, high).
+    #[must_use]
+    pub fn with_errors(mut self, errors: Vec<(f64, f64, f64)>) -> Self {
+        self.errors = errors;
+        self
     }
 }
 
-/// A line chart: title, axis labels, curves.
+/// A line chart: title, axes, curves.
+///
+/// ```
+/// use schedsim_run::{AxisScale, AxisUnit, LineChart, Series, line_chart};
+///
+/// let chart = LineChart::new(
+///     "mean wait",
+///     "offered load",
+///     "mean wait",
+///     vec![Series::new("easy", vec![(0.5, 60.0), (0.7, 300.0), (0.9, 20_000.0)])],
+/// )
+/// .with_markers()
+/// .with_y(AxisScale::Auto, AxisUnit::Seconds);
+/// let file = std::env::temp_dir().join(format!("schedsim-chart-{}.svg", std::process::id()));
+/// line_chart(&chart, &file)?;
+/// // 60 s to 20,000 s span more than a decade: a log axis.
+/// assert!(std::fs::read_to_string(&file)?.contains("mean wait (log)"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LineChart {
     /// The caption.
     pub title: String,
-    /// X axis label.
+    /// X axis label (without unit: the chart adds it).
     pub x_label: String,
-    /// Y axis label.
+    /// Y axis label (without unit: the chart adds it).
     pub y_label: String,
     /// The curves.
     pub series: Vec<Series>,
@@ -87,9 +150,69 @@ pub struct LineChart {
     pub zero_line: bool,
     /// Draw markers on the points.
     pub markers: bool,
+    /// X axis scale.
+    pub x_scale: AxisScale,
+    /// X axis values.
+    pub x_unit: AxisUnit,
+    /// Y axis scale.
+    pub y_scale: AxisScale,
+    /// Y axis values.
+    pub y_unit: AxisUnit,
 }
 
-const SIZE: (u32, u32) = (900, 560);
+impl LineChart {
+    /// A chart with linear axes of plain numbers, no markers, no zero line.
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+        series: Vec<Series>,
+    ) -> Self {
+        Self {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+            zero_line: false,
+            markers: false,
+            x_scale: AxisScale::Linear,
+            x_unit: AxisUnit::Number,
+            y_scale: AxisScale::Linear,
+            y_unit: AxisUnit::Number,
+        }
+    }
+
+    /// Markers on the points.
+    #[must_use]
+    pub fn with_markers(mut self) -> Self {
+        self.markers = true;
+        self
+    }
+
+    /// The line y = 0.
+    #[must_use]
+    pub fn with_zero_line(mut self) -> Self {
+        self.zero_line = true;
+        self
+    }
+
+    /// The x axis's scale and unit.
+    #[must_use]
+    pub fn with_x(mut self, scale: AxisScale, unit: AxisUnit) -> Self {
+        (self.x_scale, self.x_unit) = (scale, unit);
+        self
+    }
+
+    /// The y axis's scale and unit.
+    #[must_use]
+    pub fn with_y(mut self, scale: AxisScale, unit: AxisUnit) -> Self {
+        (self.y_scale, self.y_unit) = (scale, unit);
+        self
+    }
+}
+
+/// Height of a line chart's plot (the legend below adds its rows).
+const PLOT_HEIGHT: u32 = 440;
 
 fn draw_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> PlotError + '_ {
     move |e| PlotError::Draw {
@@ -106,47 +229,25 @@ fn write_svg(path: &Path, svg: &str) -> Result<(), PlotError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         fs::create_dir_all(parent).map_err(write)?;
     }
-    fs::write(path, svg).map_err(write)
+    // A temporary name and a rename: a reader never sees half a figure.
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".tmp");
+    let temporary = PathBuf::from(temporary);
+    fs::write(&temporary, svg).map_err(write)?;
+    fs::rename(&temporary, path).map_err(write)
 }
 
-/// Axis numbers: short and without float noise (2.5M, 40k, 0.95).
-fn tick(value: &f64) -> String {
-    let v = *value;
-    let trim = |text: String| {
-        if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            text
-        }
-    };
-    if v.abs() >= 1e6 {
-        format!("{}M", trim(format!("{:.2}", v / 1e6)))
-    } else if v.abs() >= 1e4 {
-        format!("{}k", trim(format!("{:.1}", v / 1e3)))
-    } else {
-        trim(format!("{v:.3}"))
+fn look_of(series: &Series, position: usize) -> SeriesLook {
+    match series.style {
+        SeriesStyle::Position => SeriesLook::of(position),
+        SeriesStyle::Index(index) => SeriesLook::of(index),
+        SeriesStyle::Reference => SeriesLook::reference(),
     }
 }
 
-/// A range around `values` with 5% room, never empty.
-fn padded(values: impl Iterator<Item = f64>, include_zero: bool) -> (f64, f64) {
-    let (mut low, mut high) = values
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-            (l.min(v), h.max(v))
-        });
-    if !low.is_finite() {
-        (low, high) = (0.0, 1.0);
-    }
-    if include_zero {
-        low = low.min(0.0);
-        high = high.max(0.0);
-    }
-    let room = ((high - low) * 0.05).max(1e-9);
-    (low - room, high + room)
-}
-
-/// Draws `chart` into the SVG file `path`.
+/// Draws `chart` into the SVG file `path`: the chart's curves with their
+/// looks ([`SeriesStyle`]), axes resolved from their scales and units, and
+/// the legend in rows below the plot, outside the data.
 ///
 /// # Errors
 /// A chart without points, a layout failure, or an unwritable file.
@@ -157,73 +258,207 @@ pub fn line_chart(chart: &LineChart, path: &Path) -> Result<(), PlotError> {
             reason: "no points".to_owned(),
         });
     }
-    let all = || chart.series.iter().flat_map(|s| s.points.iter());
-    let (x0, x1) = padded(all().map(|p| p.0), false);
-    let errors = chart
+    let xs: Vec<f64> = chart
         .series
         .iter()
-        .flat_map(|s| s.errors.iter().flat_map(|e| [e.1, e.2]));
-    let (y0, y1) = padded(all().map(|p| p.1).chain(errors), chart.zero_line);
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    let ys: Vec<f64> = chart
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .collect();
+    let error_ys: Vec<f64> = chart
+        .series
+        .iter()
+        .flat_map(|s| s.errors.iter().flat_map(|e| [e.1, e.2]))
+        .collect();
+    let x_axis = Axis::new(&chart.x_label, chart.x_scale, chart.x_unit, &xs, &[], false);
+    let y_axis = Axis::new(
+        &chart.y_label,
+        chart.y_scale,
+        chart.y_unit,
+        &ys,
+        &error_ys,
+        chart.zero_line,
+    );
+    let hidden = chart
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .filter(|p| x_axis.map(p.0).is_none() || y_axis.map(p.1).is_none())
+        .count();
+    let title = if hidden > 0 {
+        format!("{} ({hidden} points <= 0 not on the log axis)", chart.title)
+    } else {
+        chart.title.clone()
+    };
+    let entries: Vec<LegendEntry<'_>> = chart
+        .series
+        .iter()
+        .enumerate()
+        .map(|(position, s)| LegendEntry {
+            name: &s.name,
+            look: look_of(s, position),
+            markers: chart.markers && s.style != SeriesStyle::Reference,
+        })
+        .collect();
+    let width = FIGURE_WIDTH;
+    let (legend_at, legend_height) = legend_layout(&entries, width as i32);
+    let height = PLOT_HEIGHT + legend_height as u32;
     let mut svg = String::new();
     {
         let fail = draw_error(path);
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;
-        let mut plot = ChartBuilder::on(&root)
-            .caption(&chart.title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(75)
-            .build_cartesian_2d(x0..x1, y0..y1)
+        let (plot_area, legend_area) = root.split_vertically(PLOT_HEIGHT);
+        let (x0, x1) = x_axis.range;
+        let mut plot = ChartBuilder::on(&plot_area)
+            .caption(&title, ("sans-serif", CAPTION_SIZE))
+            .margin(10)
+            .margin_right(24)
+            .x_label_area_size(62)
+            .y_label_area_size(y_label_area(&y_axis))
+            .build_cartesian_2d(x_axis.coord(), y_axis.coord())
             .map_err(|e| fail(&e))?;
+        let x_ticks = |v: &f64| x_axis.label_of(*v);
+        let y_ticks = |v: &f64| y_axis.label_of(*v);
         plot.configure_mesh()
-            .x_desc(&chart.x_label)
-            .y_desc(&chart.y_label)
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
+            .x_desc(&x_axis.label)
+            .y_desc(&y_axis.label)
+            .x_label_formatter(&x_ticks)
+            .y_label_formatter(&y_ticks)
+            .label_style(("sans-serif", TEXT_SIZE))
+            .axis_desc_style(("sans-serif", TEXT_SIZE))
+            .bold_line_style(BLACK.mix(0.08))
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| fail(&e))?;
         if chart.zero_line {
-            plot.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK.mix(0.6)))
-                .map_err(|e| fail(&e))?;
-        }
-        for (index, series) in chart.series.iter().enumerate() {
-            let color = Palette99::pick(index).to_rgba();
             plot.draw_series(LineSeries::new(
-                series.points.iter().copied(),
-                color.stroke_width(2),
+                [(x0, 0.0), (x1, 0.0)],
+                REFERENCE_GREY.stroke_width(1),
             ))
-            .map_err(|e| fail(&e))?
-            .label(&series.name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-            if chart.markers {
-                plot.draw_series(
-                    series
-                        .points
-                        .iter()
-                        .map(|&p| Circle::new(p, 3, color.filled())),
-                )
-                .map_err(|e| fail(&e))?;
-            }
-            if !series.errors.is_empty() {
-                plot.draw_series(series.errors.iter().zip(&series.points).map(
-                    |(&(x, low, high), &(_, mean))| {
-                        ErrorBar::new_vertical(x, low, mean, high, color.stroke_width(1), 8)
-                    },
+            .map_err(|e| fail(&e))?;
+        }
+        for (position, series) in chart.series.iter().enumerate() {
+            let look = look_of(series, position);
+            let points: Vec<(f64, f64)> = series
+                .points
+                .iter()
+                .filter_map(|&(x, y)| Some((x_axis.map(x)?, y_axis.map(y)?)))
+                .collect();
+            let width = if series.style == SeriesStyle::Reference {
+                1
+            } else {
+                2
+            };
+            let style = look.color.stroke_width(width);
+            if look.dash == (0, 0) {
+                plot.draw_series(LineSeries::new(points.iter().copied(), style))
+                    .map_err(|e| fail(&e))?;
+            } else {
+                plot.draw_series(DashedLineSeries::new(
+                    points.iter().copied(),
+                    look.dash.0,
+                    look.dash.1,
+                    style,
                 ))
                 .map_err(|e| fail(&e))?;
             }
+            if chart.markers && series.style != SeriesStyle::Reference {
+                draw_markers(&mut plot, look, &points).map_err(|e| fail(&e))?;
+            }
+            if !series.errors.is_empty() {
+                // Whiskers with caps; plotters' ErrorBar would also mark
+                // the middle of the interval, which on a log axis is not
+                // the mean.
+                let bars: Vec<(f64, f64, f64)> = series
+                    .errors
+                    .iter()
+                    .filter_map(|&(x, low, high)| {
+                        Some((
+                            x_axis.map(x)?,
+                            y_axis.map_clamped(low),
+                            y_axis.map_clamped(high),
+                        ))
+                    })
+                    .collect();
+                let thin = look.color.stroke_width(1);
+                plot.draw_series(
+                    bars.iter()
+                        .map(|&(x, low, high)| PathElement::new([(x, low), (x, high)], thin)),
+                )
+                .map_err(|e| fail(&e))?;
+                plot.draw_series(bars.iter().flat_map(|&(x, low, high)| {
+                    [low, high].map(|y| {
+                        EmptyElement::at((x, y)) + PathElement::new([(-5, 0), (5, 0)], thin)
+                    })
+                }))
+                .map_err(|e| fail(&e))?;
+            }
         }
-        plot.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.5))
-            .draw()
-            .map_err(|e| fail(&e))?;
+        draw_legend(&legend_area, &entries, &legend_at).map_err(|e| fail(&e))?;
         root.present().map_err(|e| fail(&e))?;
     }
     write_svg(path, &svg)
+}
+
+/// Room left of the plot for the widest tick label and the axis
+/// description.
+fn y_label_area(axis: &Axis) -> u32 {
+    let widest = axis
+        .ticks
+        .iter()
+        .map(|t| text_width(&t.1))
+        .max()
+        .unwrap_or(0);
+    (widest + 48).max(70) as u32
+}
+
+/// Draws `look`'s marker on each point (drawing coordinates).
+fn draw_markers<DB: DrawingBackend>(
+    plot: &mut ChartContext<'_, DB, Cartesian2d<Ticked, Ticked>>,
+    look: SeriesLook,
+    points: &[(f64, f64)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let filled = look.color.filled();
+    let outline = look.color.stroke_width(2);
+    let r = 5;
+    let at = points.iter().copied();
+    match look.marker {
+        Marker::Circle => {
+            plot.draw_series(at.map(|p| Circle::new(p, r, filled)))?;
+        }
+        Marker::OpenCircle => {
+            plot.draw_series(at.map(|p| Circle::new(p, r, outline)))?;
+        }
+        Marker::Square => {
+            plot.draw_series(at.map(|p| {
+                EmptyElement::at(p) + Rectangle::new([(-r + 1, -r + 1), (r - 1, r - 1)], filled)
+            }))?;
+        }
+        Marker::Triangle => {
+            plot.draw_series(at.map(|p| TriangleMarker::new(p, r + 1, filled)))?;
+        }
+        Marker::Diamond => {
+            plot.draw_series(at.map(|p| {
+                EmptyElement::at(p)
+                    + Polygon::new(
+                        vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)],
+                        filled,
+                    )
+            }))?;
+        }
+        Marker::Cross => {
+            plot.draw_series(at.map(|p| Cross::new(p, r, outline)))?;
+        }
+        #[allow(unreachable_patterns)]
+        _ => {
+            plot.draw_series(at.map(|p| Circle::new(p, r, filled)))?;
+        }
+    }
+    Ok(())
 }
 
 /// The number of jobs submitted but not started over time, as (time, max
@@ -412,11 +647,7 @@ pub fn gantt(
             j.start < to && j.finish > from && j.finish > j.start
         })
         .collect();
-    let palette = [
-        RGBColor(70, 120, 190),
-        RGBColor(235, 140, 40),
-        RGBColor(90, 170, 90),
-    ];
+    let palette = [PALETTE[0], PALETTE[4], PALETTE[2]];
     let (labels, class_of): ([&str; 3], Box<dyn Fn(usize) -> usize>) = match color {
         GanttColor::Order => (
             [
@@ -440,73 +671,88 @@ pub fn gantt(
             }),
         ),
     };
+    // The x axis counts from the window's start, in the unit its length
+    // suits; the caption says where the window is.
+    let x_axis = Axis::new(
+        &format!("time after {from} s"),
+        AxisScale::Linear,
+        AxisUnit::Seconds,
+        &[0.0, (to - from) as f64],
+        &[],
+        false,
+    );
+    let entries: Vec<LegendEntry<'_>> = labels
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(class, label)| LegendEntry {
+            name: label,
+            look: SeriesLook {
+                color: palette[class],
+                ..SeriesLook::of(0)
+            },
+            markers: false,
+        })
+        .collect();
+    let width = FIGURE_WIDTH;
+    let (legend_at, legend_height) = legend_layout(&entries, width as i32);
     let mut svg = String::new();
     {
         let fail = draw_error(path);
-        let root = SVGBackend::with_string(&mut svg, (1200, 700)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, PLOT_HEIGHT + legend_height as u32))
+            .into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;
-        let mut plot = ChartBuilder::on(&root)
+        let (plot_area, legend_area) = root.split_vertically(PLOT_HEIGHT);
+        let x = |t: i64| x_axis.map_clamped((t - from) as f64);
+        let mut plot = ChartBuilder::on(&plot_area)
             .caption(
                 format!("{}: {} jobs in [{from}, {to}] s", run.policy(), shown.len()),
-                ("sans-serif", 20),
+                ("sans-serif", CAPTION_SIZE),
             )
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(60)
-            .build_cartesian_2d(from as f64..to as f64, 0f64..f64::from(procs))
+            .margin(10)
+            .margin_right(24)
+            .x_label_area_size(62)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x_axis.coord(), 0f64..f64::from(procs))
             .map_err(|e| fail(&e))?;
+        let x_ticks = |v: &f64| x_axis.label_of(*v);
         plot.configure_mesh()
-            .x_desc("time (s)")
+            .x_desc(&x_axis.label)
             .y_desc("processor")
-            .x_label_formatter(&tick)
+            .x_label_formatter(&x_ticks)
+            .y_label_formatter(&|v: &f64| format!("{v}"))
+            .label_style(("sans-serif", TEXT_SIZE))
+            .axis_desc_style(("sans-serif", TEXT_SIZE))
+            .bold_line_style(BLACK.mix(0.08))
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| fail(&e))?;
-        for (class, label) in labels.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        for (class, _) in labels.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
             let fill = palette[class];
-            let rects = shown
-                .iter()
-                .filter(|&&i| class_of(i) == class)
-                .flat_map(|&i| {
-                    let j = &run.jobs[i];
-                    j.spans().flat_map(move |(start, end)| {
-                        let (x0, x1) = (start.max(from) as f64, end.min(to) as f64);
-                        j.allocation.iter().map(move |&(a, b)| {
-                            Rectangle::new(
-                                [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
-                                fill.filled(),
-                            )
+            let rectangles = |style: ShapeStyle| {
+                shown
+                    .iter()
+                    .filter(|&&i| class_of(i) == class)
+                    .flat_map(move |&i| {
+                        let j = &run.jobs[i];
+                        j.spans().flat_map(move |(start, end)| {
+                            let (x0, x1) = (x(start.max(from)), x(end.min(to)));
+                            j.allocation.iter().map(move |&(a, b)| {
+                                Rectangle::new(
+                                    [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
+                                    style,
+                                )
+                            })
                         })
                     })
-                });
-            plot.draw_series(rects)
-                .map_err(|e| fail(&e))?
-                .label(*label)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], fill.filled()));
+            };
+            plot.draw_series(rectangles(fill.filled()))
+                .map_err(|e| fail(&e))?;
             // Outlines separate neighbouring jobs of one class.
-            let outlines = shown
-                .iter()
-                .filter(|&&i| class_of(i) == class)
-                .flat_map(|&i| {
-                    let j = &run.jobs[i];
-                    j.spans().flat_map(move |(start, end)| {
-                        let (x0, x1) = (start.max(from) as f64, end.min(to) as f64);
-                        j.allocation.iter().map(move |&(a, b)| {
-                            Rectangle::new(
-                                [(x0, f64::from(a)), (x1, f64::from(b) + 1.0)],
-                                WHITE.stroke_width(1),
-                            )
-                        })
-                    })
-                });
-            plot.draw_series(outlines).map_err(|e| fail(&e))?;
+            plot.draw_series(rectangles(WHITE.stroke_width(1)))
+                .map_err(|e| fail(&e))?;
         }
-        plot.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.5))
-            .draw()
-            .map_err(|e| fail(&e))?;
+        draw_legend(&legend_area, &entries, &legend_at).map_err(|e| fail(&e))?;
         root.present().map_err(|e| fail(&e))?;
     }
     write_svg(path, &svg)?;
@@ -542,44 +788,37 @@ pub fn run_curves(run: &RunDir, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     let queue = dir.join("queue_length.svg");
     line_chart(
-        &LineChart {
-            title: format!("{policy}: jobs waiting (maximum per {} buckets)", BUCKETS),
-            x_label: "time (s)".to_owned(),
-            y_label: "queue length (jobs)".to_owned(),
-            series: vec![Series::new(&policy, queue_length_series(&jobs))],
-            zero_line: false,
-            markers: false,
-        },
+        &LineChart::new(
+            format!("{policy}: jobs waiting (max per bucket)"),
+            "time",
+            "queue length (jobs)",
+            vec![Series::new(&policy, queue_length_series(&jobs))],
+        )
+        .with_x(AxisScale::Linear, AxisUnit::Seconds),
         &queue,
     )?;
     written.push(queue);
     let utilization = dir.join("utilization.svg");
     line_chart(
-        &LineChart {
-            title: format!("{policy}: utilization over time (bucket means)"),
-            x_label: "time (s)".to_owned(),
-            y_label: "busy processors / machine".to_owned(),
-            series: vec![Series::new(&policy, utilization_series(&jobs, procs))],
-            zero_line: false,
-            markers: false,
-        },
+        &LineChart::new(
+            format!("{policy}: utilization (bucket means)"),
+            "time",
+            "busy processors / machine",
+            vec![Series::new(&policy, utilization_series(&jobs, procs))],
+        )
+        .with_x(AxisScale::Linear, AxisUnit::Seconds),
         &utilization,
     )?;
     written.push(utilization);
     let waits = dir.join("waits.svg");
-    let cdf: Vec<(f64, f64)> = wait_cdf(&jobs)
-        .into_iter()
-        .map(|(x, y)| (x.log10(), y))
-        .collect();
     line_chart(
-        &LineChart {
-            title: format!("{policy}: wait time distribution"),
-            x_label: "log10(wait + 1 s)".to_owned(),
-            y_label: "fraction of jobs".to_owned(),
-            series: vec![Series::new(&policy, cdf)],
-            zero_line: false,
-            markers: false,
-        },
+        &LineChart::new(
+            format!("{policy}: wait time distribution"),
+            "wait + 1 s",
+            "fraction of jobs",
+            vec![Series::new(&policy, wait_cdf(&jobs))],
+        )
+        .with_x(AxisScale::Log, AxisUnit::Seconds),
         &waits,
     )?;
     written.push(waits);
@@ -638,14 +877,6 @@ mod tests {
         // The third starts at 10, not before anything earlier.
         let jobs = [row(0, 10), row(1, 5), row(2, 10)];
         assert_eq!(started_out_of_order(&jobs), [false, true, false]);
-    }
-
-    #[test]
-    fn ticks_are_short() {
-        assert_eq!(tick(&2_500_000.0), "2.5M");
-        assert_eq!(tick(&40_000.0), "40k");
-        assert_eq!(tick(&0.95), "0.95");
-        assert_eq!(tick(&-500.0), "-500");
     }
 
     #[test]

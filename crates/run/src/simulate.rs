@@ -74,7 +74,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     HeaderError, JobStatus, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_path, workload_to_string, write_workload,
+    read_batsim_path, read_path, workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -83,8 +83,9 @@ pub const DEFAULT_POLICIES: &[&str] = &["fcfs", "easy", "conservative"];
 /// Arguments of `schedsim simulate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulateArgs {
-    /// The workload (.swf or .cwf, plain or gzip). Without it a built-in
-    /// Lublin-Feitelson workload is generated (its parameters are printed).
+    /// The workload (.swf, .cwf or a Batsim .json workload, plain or gzip).
+    /// Without it a built-in Lublin-Feitelson workload is generated (its
+    /// parameters are printed).
     #[arg(long, short = 'w', value_name = "FILE")]
     pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the header's MaxProcs, else
@@ -343,6 +344,9 @@ pub enum SimulateError {
     /// The workload could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// A Batsim JSON workload could not be read.
+    #[error(transparent)]
+    Batsim(#[from] workload_format::BatsimError),
     /// The workload file could not be hashed.
     #[error("cannot read {path}")]
     Hash {
@@ -501,6 +505,15 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
     prepare_workload(args, source, workload, read_summary)
 }
 
+/// Whether `path` names a Batsim JSON workload (`.json`, optionally
+/// followed by `.gz`); anything else is read as SWF/CWF.
+pub fn is_batsim_json(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.strip_suffix(".gz").unwrap_or(n))
+        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".json"))
+}
+
 /// Reads the workload file (or generates the built-in one) without
 /// normalizing it: the first half of [`load_workload`], for callers that
 /// prepare one workload several ways (`cargo xtask sweep`).
@@ -518,7 +531,11 @@ pub fn read_workload(
                 ReadOptions::strict()
             };
             let sha256 = sha256_file(path)?;
-            let workload = read_path(path, &options)?;
+            let workload = if is_batsim_json(path) {
+                read_batsim_path(path, args.lenient)?.0
+            } else {
+                read_path(path, &options)?
+            };
             let summary = workload.summary.clone();
             let source = WorkloadSource::File {
                 path: path.clone(),
@@ -669,6 +686,10 @@ pub struct PolicyRun {
     pub elapsed: Duration,
     /// What a user should know about this run (see [`run_warnings`]).
     pub warnings: Vec<String>,
+    /// The policy's own counters ([`Policy::counters`](schedsim_sim_core::Policy::counters): an optimiser's
+    /// search effort, groups formed), in the order it lists them; empty for
+    /// most policies.
+    pub counters: Vec<(String, u64)>,
     /// User groups, per-group AWRT and UTIL (Franke et al.), for workloads
     /// whose jobs name users.
     pub groups: Option<GroupReport>,
@@ -789,8 +810,24 @@ pub fn run_policy_with(
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
     let mut policy = build_policy(spec)?;
+    run_policy_object(jobs, &mut *policy, spec.clone(), config, options)
+}
+
+/// [`run_policy_with`] for a policy object built elsewhere (a policy of
+/// your own, or one written in Python); `spec` is what summary.json names
+/// it by.
+///
+/// # Errors
+/// As [`run_policy`], except a bad spec.
+pub fn run_policy_object(
+    jobs: &JobSet,
+    policy: &mut dyn schedsim_sim_core::Policy,
+    spec: PolicySpec,
+    config: &MetricsConfig,
+    options: &SimOptions,
+) -> Result<PolicyRun, SimulateError> {
     let started = Instant::now();
-    let schedule = simulate_with(jobs, &mut policy, options)?;
+    let schedule = simulate_with(jobs, policy, options)?;
     let elapsed = started.elapsed();
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
@@ -807,15 +844,21 @@ pub fn run_policy_with(
         None
     };
     let warnings = run_warnings(jobs, &schedule, &metrics);
+    let counters = policy
+        .counters()
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
     let groups = group_report(jobs, &completed)?;
     Ok(PolicyRun {
-        spec: spec.clone(),
+        spec,
         name: policy.name().to_owned(),
         schedule,
         metrics,
         split,
         elapsed,
         warnings,
+        counters,
         groups,
     })
 }
@@ -909,6 +952,9 @@ struct RunSummary<'a> {
     run_stats: &'a schedsim_sim_core::RunStats,
     /// See [`run_warnings`].
     warnings: &'a [String],
+    /// The policy's own counters, if it keeps any.
+    #[serde(skip_serializing_if = "PolicyCounters::is_empty")]
+    policy_counters: PolicyCounters<'a>,
     /// The log's time 0 in seconds since the Unix epoch and its time zone
     /// (the calendar policies saw), for tools that show dates (evalys's
     /// `UnixStartTime`).
@@ -916,6 +962,22 @@ struct RunSummary<'a> {
     unix_start_time: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time_zone: Option<&'a str>,
+}
+
+/// A policy's counters as a JSON object, in the policy's order.
+#[derive(Debug)]
+struct PolicyCounters<'a>(&'a [(String, u64)]);
+
+impl PolicyCounters<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for PolicyCounters<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -960,12 +1022,20 @@ pub fn write_run(
     fs::create_dir_all(dir).map_err(write_error(dir))?;
     let config = metrics_config(args, loaded.jobs.model().procs);
 
+    // Every file is written to a temporary name and renamed, so a reader
+    // never sees half a file; summary.json comes last, so a folder with a
+    // new summary holds the files that go with it.
     let path = dir.join("jobs.csv");
-    fs::write(&path, jobs_csv(loaded, &run.schedule, config.tau)).map_err(write_error(&path))?;
+    write_atomically(
+        &path,
+        jobs_csv(loaded, &run.schedule, config.tau).as_bytes(),
+    )
+    .map_err(write_error(&path))?;
 
     let path = dir.join("segments.csv");
     if run.schedule.has_suspensions() {
-        fs::write(&path, segments_csv(loaded, &run.schedule)).map_err(write_error(&path))?;
+        write_atomically(&path, segments_csv(loaded, &run.schedule).as_bytes())
+            .map_err(write_error(&path))?;
     } else if path.exists() {
         // A stale file from an earlier run into this folder would be read
         // back as this run's.
@@ -974,15 +1044,45 @@ pub fn write_run(
 
     let path = dir.join("schedule.swf");
     let schedule = simulated_workload(loaded, run)?;
-    let file = fs::File::create(&path).map_err(write_error(&path))?;
-    write_workload(&schedule, io::BufWriter::new(file))
-        .and_then(|mut writer| writer.flush().map_err(WriteError::from))
-        .map_err(|source| SimulateError::WriteSwf {
-            path: path.clone(),
-            source,
-        })?;
+    let text = workload_to_string(&schedule).map_err(|source| SimulateError::WriteSwf {
+        path: path.clone(),
+        source,
+    })?;
+    write_atomically(&path, text.as_bytes()).map_err(write_error(&path))?;
 
     let path = dir.join("summary.json");
+    let json = summary_json(args, loaded, run).map_err(|e| SimulateError::Write {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    write_atomically(&path, json.as_bytes()).map_err(write_error(&path))?;
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary name in the same folder
+/// and a rename: `path` holds the old content or the new, never a part.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".tmp-{}", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}
+
+/// The text of a run's summary.json (pretty JSON, ending with a newline).
+///
+/// # Errors
+/// Serialization failure (a non-finite number cannot be one: they are
+/// written as null).
+pub fn summary_json(
+    args: &SimulateArgs,
+    loaded: &LoadedWorkload,
+    run: &PolicyRun,
+) -> Result<String, serde_json::Error> {
+    let config = metrics_config(args, loaded.jobs.model().procs);
     let summary = RunSummary {
         tool: "schedsim",
         version: env!("CARGO_PKG_VERSION"),
@@ -1020,16 +1120,13 @@ pub fn write_run(
         split: run.split.as_ref(),
         run_stats: run.schedule.stats(),
         warnings: &run.warnings,
+        policy_counters: PolicyCounters(&run.counters),
         unix_start_time: loaded.jobs.calendar().map(Calendar::epoch),
         time_zone: loaded.jobs.calendar().map(Calendar::zone),
     };
-    let mut json = serde_json::to_string_pretty(&summary).map_err(|e| SimulateError::Write {
-        path: path.clone(),
-        source: e.into(),
-    })?;
+    let mut json = serde_json::to_string_pretty(&summary)?;
     json.push('\n');
-    fs::write(&path, json).map_err(write_error(&path))?;
-    Ok(())
+    Ok(json)
 }
 
 /// jobs.csv in Batsim's layout (see the module docs).
@@ -1449,6 +1546,27 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn atomic_writes_replace_and_leave_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("schedsim-atomic-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("jobs.csv");
+        write_atomically(&path, b"old").unwrap();
+        write_atomically(&path, b"new").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        let names: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["jobs.csv"]);
+        // A folder in the way: the write fails and nothing is left behind.
+        fs::create_dir_all(dir.join("summary.json")).unwrap();
+        assert!(write_atomically(&dir.join("summary.json"), b"{}").is_err());
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Rejects job 3, suspends job 1 at 10 and resumes it at 30; FCFS
     /// otherwise (but it starts nothing at 10 and 30).
     struct Lifecycle;
@@ -1538,6 +1656,7 @@ mod tests {
             split: None,
             elapsed: Duration::ZERO,
             warnings: Vec::new(),
+            counters: Vec::new(),
             groups: None,
         };
         let swf = workload_to_string(&simulated_workload(&loaded, &run).unwrap()).unwrap();

@@ -614,7 +614,8 @@ impl<'a> Simulation<'a> {
 
     /// What the policy may look at now.
     pub fn view(&self) -> View<'_> {
-        let view = View::from_state(self.now, self.jobs.jobs(), &self.state);
+        let view = View::from_state(self.now, self.jobs.jobs(), &self.state)
+            .with_switch_overhead(self.options.switch_overhead);
         match self.jobs.calendar() {
             Some(calendar) => view.with_calendar(calendar),
             None => view,

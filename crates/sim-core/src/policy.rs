@@ -1,5 +1,6 @@
 use crate::Time;
 use crate::calendar::Calendar;
+use crate::engine::SwitchOverhead;
 use crate::fit_index::FitQuery;
 use crate::job::{Job, JobId};
 use crate::machine::ProcRange;
@@ -29,6 +30,14 @@ pub trait Policy {
     /// commands are ignored, both counted in [`RunStats`](crate::RunStats).
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
+    }
+
+    /// Counters the policy keeps about its own work (an optimiser's
+    /// schedules evaluated and nodes pruned, groups formed, ...), reported
+    /// with the run's results (`policy_counters` in summary.json). Names are
+    /// stable snake_case; by default there are none.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
     }
 }
 
@@ -79,6 +88,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     fn capabilities(&self) -> Capabilities {
         (**self).capabilities()
     }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        (**self).counters()
+    }
 }
 
 /// A running job as policies see it.
@@ -111,6 +124,7 @@ pub struct View<'a> {
     /// `state.dedicated`, or the list given to a hand-made view.
     dedicated: &'a [JobId],
     calendar: Option<&'a Calendar>,
+    switch_overhead: SwitchOverhead,
 }
 
 impl<'a> View<'a> {
@@ -180,7 +194,23 @@ impl<'a> View<'a> {
             state,
             dedicated: &state.dedicated,
             calendar: None,
+            switch_overhead: SwitchOverhead::default(),
         }
+    }
+
+    /// The same view with these switch overheads (the engine gives its
+    /// [`SimOptions`](crate::SimOptions)'; for hand-made views in tests).
+    pub fn with_switch_overhead(mut self, overhead: SwitchOverhead) -> Self {
+        self.switch_overhead = overhead;
+        self
+    }
+
+    /// What suspending and resuming a job costs in this run, so that a
+    /// time-sharing policy can plan around it: a job it suspends at `t`
+    /// frees its processors at `t + suspend`, one it resumes at `t` makes
+    /// progress (and can be suspended again) from `t + resume`.
+    pub fn switch_overhead(&self) -> SwitchOverhead {
+        self.switch_overhead
     }
 
     /// The same view with the log's calendar (the engine gives the

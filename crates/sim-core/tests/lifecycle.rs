@@ -658,3 +658,47 @@ fn a_duplicated_job_keeps_its_user_and_deadline() {
         );
     }
 }
+
+#[test]
+fn the_view_tells_the_policy_the_switch_overheads_and_counters_default_to_none() {
+    // A policy that records the overheads its views show.
+    struct Recorder(Vec<SwitchOverhead>);
+    impl Policy for Recorder {
+        fn name(&self) -> &str {
+            "recorder"
+        }
+        fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+            self.0.push(view.switch_overhead());
+            for &id in view.queue() {
+                decisions.start(id);
+            }
+        }
+    }
+    let jobs = set(4, vec![Job::new(1, 0, 2, 10, 10)]);
+    let overhead = SwitchOverhead {
+        suspend: 60,
+        resume: 30,
+    };
+    let mut recorder = Recorder(Vec::new());
+    simulate_with(
+        &jobs,
+        &mut recorder,
+        &SimOptions::default().with_switch_overhead(overhead),
+    )
+    .unwrap();
+    assert_eq!(recorder.0, [overhead]);
+    // Without options the overheads are 0; a hand-made view says 0 unless
+    // told otherwise.
+    let mut recorder = Recorder(Vec::new());
+    simulate(&jobs, &mut recorder).unwrap();
+    assert_eq!(recorder.0, [SwitchOverhead::default()]);
+    let mut storage = schedsim_sim_core::ViewStorage::default();
+    let view = View::new(0, 4, jobs.jobs(), &[], &[], &mut storage);
+    assert_eq!(view.switch_overhead(), SwitchOverhead::default());
+    assert_eq!(
+        view.with_switch_overhead(overhead).switch_overhead(),
+        overhead
+    );
+    // A policy reports no counters unless it keeps some.
+    assert!(recorder.counters().is_empty());
+}

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 use schedsim_metrics::{CompareConfig, Differential, compare};
-use schedsim_run::{LineChart, Series, line_chart, queue_length_series};
+use schedsim_run::{AxisScale, AxisUnit, LineChart, Series, line_chart, queue_length_series};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::cell::{Cell, CellResult, is_temp_name, write_atomic};
@@ -306,14 +306,29 @@ fn replications(values: &[f64], level: f64) -> (f64, Option<(f64, f64)>) {
 
 fn metric_label(metric: &str) -> String {
     match metric {
-        "response.mean" => "mean response time (s)".to_owned(),
-        "wait.mean" => "mean wait time (s)".to_owned(),
+        "response.mean" => "mean response time".to_owned(),
+        "wait.mean" => "mean wait time".to_owned(),
         "bounded_slowdown.mean" => "mean bounded slowdown".to_owned(),
         "utilization" => "utilization".to_owned(),
         "queue_length.mean" => "mean queue length (jobs)".to_owned(),
-        "awrt" => "AWRT (s)".to_owned(),
+        "queue_length.per_step_mean" => "mean queue length per step (jobs)".to_owned(),
+        "awrt" => "AWRT".to_owned(),
         other => other.replace('_', " "),
     }
+}
+
+/// Whether a metric is a time in seconds (its axis shows minutes, hours or
+/// days).
+fn is_seconds(metric: &str) -> bool {
+    ["response", "wait", "awrt", "makespan"]
+        .iter()
+        .any(|m| metric == *m || metric.starts_with(&format!("{m}.")))
+}
+
+/// Whether a metric is a wait-like quantity that can span decades across
+/// loads (one saturated point flattens a linear axis).
+fn spans_decades(metric: &str) -> bool {
+    is_seconds(metric) || metric.contains("slowdown") || metric.starts_with("queue_length")
 }
 
 fn plots(
@@ -336,51 +351,91 @@ fn plots(
             .zip(results)
             .filter(|(c, _)| c.workload == w)
             .collect();
-        // Mean over seeds of a metric, per policy and load.
+        // Mean over seeds of a metric per policy and load, with the
+        // Student-t interval across seeds when there are several.
         let curve = |policy: &str, value: &dyn Fn(&CellResult) -> Option<f64>| {
-            spec.loads
+            let mut points = Vec::new();
+            let mut errors = Vec::new();
+            for &load in &spec.loads {
+                let values: Vec<f64> = mine
+                    .iter()
+                    .filter(|(c, _)| c.config.policy == policy && c.config.load == load)
+                    .filter_map(|(_, r)| value(r))
+                    .collect();
+                if values.is_empty() {
+                    continue;
+                }
+                let (mean, interval) = replications(&values, spec.level);
+                points.push((load, mean));
+                if let Some((low, high)) = interval {
+                    errors.push((load, low, high));
+                }
+            }
+            (points, errors)
+        };
+        // Each policy keeps its spec position's look in every figure.
+        let style_of = |policy: &str| {
+            spec.policies
                 .iter()
-                .filter_map(|&load| {
-                    let values: Vec<f64> = mine
-                        .iter()
-                        .filter(|(c, _)| c.config.policy == policy && c.config.load == load)
-                        .filter_map(|(_, r)| value(r))
-                        .collect();
-                    (!values.is_empty())
-                        .then(|| (load, values.iter().sum::<f64>() / values.len() as f64))
-                })
-                .collect::<Vec<(f64, f64)>>()
+                .position(|p| p == policy)
+                .unwrap_or(spec.policies.len())
         };
         let mut metrics: Vec<String> = spec.metrics.clone();
         if !metrics.iter().any(|m| m == "utilization") {
             metrics.push("utilization".to_owned());
         }
+        // Captions stay short (they must fit the figure's width at 8 pt);
+        // what the bars are goes under the x axis.
+        let load_axis = if spec.seeds.len() > 1 {
+            format!(
+                "offered load (bars: {:.0}% CI, {} seeds)",
+                spec.level * 100.0,
+                spec.seeds.len()
+            )
+        } else {
+            "offered load".to_owned()
+        };
         for metric in &metrics {
             let mut series: Vec<Series> = spec
                 .policies
                 .iter()
                 .map(|policy| {
-                    let points = curve(policy, &|r: &CellResult| {
+                    let (points, errors) = curve(policy, &|r: &CellResult| {
                         metric_value(&r.metrics_json(&spec.objective), metric)
                     });
-                    Series::new(policy, points)
+                    let series = Series::new(policy, points).with_style_index(style_of(policy));
+                    if errors.len() == series.points.len() {
+                        series.with_errors(errors)
+                    } else {
+                        series
+                    }
                 })
                 .collect();
             if metric == "utilization" {
                 // Thesis Fig. 4.1: utilization against the offered load; where
                 // they part, the machine is saturated.
                 let offered: Vec<(f64, f64)> = spec.loads.iter().map(|&l| (l, l)).collect();
-                series.push(Series::new("offered load", offered));
+                series.push(Series::reference("offered load", offered));
             }
+            let scale = if spans_decades(metric) {
+                spec.y_scale.axis_scale()
+            } else {
+                AxisScale::Linear
+            };
+            let unit = if is_seconds(metric) {
+                AxisUnit::Seconds
+            } else {
+                AxisUnit::Number
+            };
             draw(
-                &LineChart {
-                    title: format!("{}: {}", workload.name, metric_label(metric)),
-                    x_label: "offered load".to_owned(),
-                    y_label: metric_label(metric),
+                &LineChart::new(
+                    format!("{}: {}", workload.name, metric_label(metric)),
+                    load_axis.clone(),
+                    metric_label(metric),
                     series,
-                    zero_line: false,
-                    markers: true,
-                },
+                )
+                .with_markers()
+                .with_y(scale, unit),
                 format!("{dir}/{}.svg", metric.replace('.', "_")),
             )?;
         }
@@ -413,31 +468,29 @@ fn plots(
                             errors.push((load, low, high));
                         }
                     }
-                    let mut s = Series::new(format!("{baseline} - {policy}"), points);
-                    if s.points.len() == errors.len() {
-                        s.errors = errors;
-                    }
-                    series.push(s);
+                    // The caption names the baseline: the legend stays short.
+                    let s = Series::new(policy.as_str(), points).with_style_index(style_of(policy));
+                    series.push(if s.points.len() == errors.len() {
+                        s.with_errors(errors)
+                    } else {
+                        s
+                    });
                 }
                 let unit = if *metric == "bounded_slowdown" {
-                    ""
+                    AxisUnit::Number
                 } else {
-                    " (s)"
+                    AxisUnit::Seconds
                 };
                 draw(
-                    &LineChart {
-                        title: format!(
-                            "{}: mean job differential {}, {:.0}% CI",
-                            workload.name,
-                            metric.replace('_', " "),
-                            spec.level * 100.0
-                        ),
-                        x_label: "offered load".to_owned(),
-                        y_label: format!("{baseline} - policy, {}{unit}", metric.replace('_', " ")),
+                    &LineChart::new(
+                        format!("{}: {baseline} - policy", workload.name),
+                        format!("offered load (bars: {:.0}% CI)", spec.level * 100.0),
+                        format!("{} difference", metric.replace('_', " ")),
                         series,
-                        zero_line: true,
-                        markers: true,
-                    },
+                    )
+                    .with_zero_line()
+                    .with_markers()
+                    .with_y(AxisScale::Linear, unit),
                     format!("{dir}/diff_{metric}.svg"),
                 )?;
             }
@@ -456,21 +509,20 @@ fn plots(
                 let jobs = result.jobs.completed().ok_or_else(|| {
                     format!("cell {}: per-job arrays differ in length", result.hash)
                 })?;
-                series.push(Series::new(policy, queue_length_series(&jobs)));
+                series.push(
+                    Series::new(policy, queue_length_series(&jobs))
+                        .with_style_index(style_of(policy)),
+                );
             }
         }
         draw(
-            &LineChart {
-                title: format!(
-                    "{}: jobs waiting at load {queue_load} (maximum per bucket)",
-                    workload.name
-                ),
-                x_label: "time (s)".to_owned(),
-                y_label: "queue length (jobs)".to_owned(),
+            &LineChart::new(
+                format!("{}: jobs waiting at load {queue_load}", workload.name),
+                "time",
+                "queue length (jobs, max per bucket)",
                 series,
-                zero_line: false,
-                markers: false,
-            },
+            )
+            .with_x(AxisScale::Linear, AxisUnit::Seconds),
             format!("{dir}/queue_{queue_load}.svg"),
         )?;
     }

@@ -17,6 +17,9 @@
 //! invoke = "per-timestamp"         # per-timestamp | per-event
 //! event_order = "ends-first"       # ends-first | arrivals-first
 //! simultaneous_ends = "separate"   # separate | together (per event)
+//! y_scale = "auto"                 # auto | linear | log: figures of waits,
+//!                                  # responses and slowdowns (auto: log
+//!                                  # when the values span a decade)
 //!
 //! objective = "10 * AWRT1 + 4 * AWRT2" # the `groups.objective` metric
 //!
@@ -128,8 +131,36 @@ struct SpecFile {
     #[serde(default)]
     simultaneous_ends: Ends,
     #[serde(default)]
+    y_scale: FigureScale,
+    #[serde(default)]
     objective: Objective,
     workload: Vec<WorkloadFile>,
+}
+
+/// The `y_scale` key: the value axis of the figures of waits, responses and
+/// slowdowns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FigureScale {
+    /// Logarithmic when the values span more than
+    /// [`AUTO_LOG_RATIO`](schedsim_run::AUTO_LOG_RATIO), else linear.
+    #[default]
+    Auto,
+    /// Always linear.
+    Linear,
+    /// Always logarithmic.
+    Log,
+}
+
+impl FigureScale {
+    /// The chart scale.
+    pub fn axis_scale(self) -> schedsim_run::AxisScale {
+        match self {
+            Self::Auto => schedsim_run::AxisScale::Auto,
+            Self::Linear => schedsim_run::AxisScale::Linear,
+            Self::Log => schedsim_run::AxisScale::Log,
+        }
+    }
 }
 
 fn default_seeds() -> Vec<u64> {
@@ -297,6 +328,8 @@ pub struct Spec {
     pub invoke: Invoke,
     /// The order of simultaneous events (`event_order = "arrivals-first"`).
     pub event_order: Order,
+    /// The value axis of wait, response and slowdown figures.
+    pub y_scale: FigureScale,
     /// Per event: simultaneous ends apart or together
     /// (`simultaneous_ends = "together"`).
     pub simultaneous_ends: Ends,
@@ -332,6 +365,7 @@ pub const KNOWN_METRICS: &[&str] = &[
     "offered_load",
     "queue_length.mean",
     "queue_length.max",
+    "queue_length.per_step_mean",
     "jobs",
     "measured_jobs",
     "groups.awrt1",
@@ -581,6 +615,7 @@ impl Spec {
             invoke: file.invoke,
             event_order: file.event_order,
             simultaneous_ends: file.simultaneous_ends,
+            y_scale: file.y_scale,
             objective: file.objective,
             workloads,
         })

@@ -13,7 +13,7 @@ use crate::TrainError;
 use crate::layout::ParameterLayout;
 use crate::workload::TrainingWorkload;
 
-/// What [`bench`] measured.
+/// What [`bench()`] measured.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct BenchReport {

@@ -110,12 +110,16 @@
 //! `#[non_exhaustive]`.
 #![warn(missing_docs)]
 
+#[cfg(feature = "batsim")]
+mod batsim;
 mod error;
 mod header;
 mod parse;
 mod pipe;
 mod read;
 mod record;
+#[cfg(feature = "sacct")]
+mod sacct;
 mod summary;
 mod workload;
 mod write;
@@ -127,6 +131,11 @@ mod write;
 /// overflow 64-bit integers and every time converts to `f64` exactly.
 pub const MAX_TIME: u64 = 1 << 53;
 
+#[cfg(feature = "batsim")]
+pub use batsim::{
+    BatsimError, BatsimSummary, read_batsim_json, read_batsim_path, workload_to_batsim_json,
+    write_batsim_path,
+};
 pub use error::{FIELD_NAMES, HeaderError, LineError, ReadError, Reason, WriteError, field_name};
 pub use header::{Header, known_keys};
 pub use parse::parse_record;
@@ -134,6 +143,8 @@ pub use read::{
     Line, MAX_LINE_BYTES, Mode, ReadOptions, Reader, open_input, open_path, read_from, read_path,
 };
 pub use record::{CwfFields, JobStatus, Record, RequestType};
+#[cfg(feature = "sacct")]
+pub use sacct::{SacctError, SacctImport, SacctMapping, SacctOptions, SacctSummary, import_sacct};
 pub use summary::{Issue, ReadSummary};
 pub use workload::{PlacedComment, Workload};
 pub use write::{PathOutput, Writer, create_path, workload_to_string, write_path, write_workload};

@@ -1,0 +1,591 @@
+//! Slurm accounting (`sacct --parsable2`) into SWF (feature `sacct`).
+//!
+//! The input is what this command prints (one line per job allocation,
+//! `|`-separated, a header line naming the fields):
+//!
+//! ```text
+//! sacct -a -X -P --starttime 2026-01-01 --endtime 2026-02-01 \
+//!   -o JobIDRaw,Submit,Start,End,State,ExitCode,AllocCPUS,ReqCPUS,NNodes,Timelimit,ReqMem,User,Group,Account,Partition,QOS,JobName
+//! ```
+//!
+//! `-a` all users, `-X` allocations only (no job steps), `-P` parsable
+//! without a trailing `|`. Fields are found by the header's names, in any
+//! order; `JobIDRaw` (or `JobID`), `Submit`, `Start`, `End` and `AllocCPUS`
+//! (or `NCPUS`) are required, the others fill SWF fields when present.
+//! Timestamps are read in the time zone given (sacct prints the local
+//! time of the machine it runs on; `TZ=UTC sacct ...` prints UTC).
+//!
+//! SWF fields: job number `JobIDRaw`; submit time relative to the first
+//! submission (the header's `UnixStartTime` is that instant); wait `Start -
+//! Submit`; run time `End - Start`; allocated processors `AllocCPUS`;
+//! requested processors `ReqCPUS`; requested time `Timelimit` (`UNLIMITED`
+//! and `Partition_Limit` are unknown); requested memory `ReqMem` in KB per
+//! processor (`c` suffix: per CPU; `n` or none: per node, divided by
+//! `AllocCPUS / NNodes`); status 1 for COMPLETED, 0 for FAILED, TIMEOUT,
+//! NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL and DEADLINE, 5 for
+//! CANCELLED (also "CANCELLED by 1234"); user, group, queue (`QOS`),
+//! partition and executable (`JobName`) as numbers 1, 2, ... in order of
+//! first appearance, the names kept in [`SacctMapping`]. Jobs cancelled
+//! before they started (no `Start`) keep wait and run time unknown. Jobs
+//! still pending or running (no `End`) are left out and counted.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+use jiff::civil::DateTime;
+use jiff::tz::TimeZone;
+
+use crate::header::Header;
+use crate::record::{JobStatus, Record};
+use crate::workload::Workload;
+use crate::{HeaderError, MAX_TIME};
+
+/// Why accounting output could not be imported.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SacctError {
+    /// The input could not be read.
+    #[error("cannot read {source_name}")]
+    Read {
+        /// The input's name.
+        source_name: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The header line lacks a required field.
+    #[error(
+        "{source_name}:1: the header has no {field} field (run sacct -P -o JobIDRaw,Submit,Start,End,AllocCPUS,...)"
+    )]
+    MissingField {
+        /// The input's name.
+        source_name: String,
+        /// The field, as sacct names it.
+        field: &'static str,
+    },
+    /// A time zone name is not in the time zone database.
+    #[error("unknown time zone `{0}`")]
+    UnknownZone(String),
+    /// A line is invalid (strict mode; lenient mode skips and counts).
+    #[error("{source_name}:{line}: {field} `{value}`: {message}")]
+    Line {
+        /// The input's name.
+        source_name: String,
+        /// 1-based line number.
+        line: u64,
+        /// The sacct field.
+        field: String,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The SWF header could not be built.
+    #[error("cannot build the SWF header")]
+    Header(#[from] HeaderError),
+}
+
+/// The names behind the numbers given to users, groups, queues (QOS),
+/// partitions, executables (job names) and accounts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SacctMapping {
+    /// Per SWF field (`user`, `group`, `queue`, `partition`, `executable`),
+    /// the names in number order: the name of number `i + 1` is at `i`.
+    pub fields: BTreeMap<&'static str, Vec<String>>,
+}
+
+impl SacctMapping {
+    /// (field, number, name) rows in field then number order.
+    pub fn rows(&self) -> impl Iterator<Item = (&'static str, u64, &str)> + '_ {
+        self.fields.iter().flat_map(|(field, names)| {
+            names
+                .iter()
+                .enumerate()
+                .map(move |(i, name)| (*field, i as u64 + 1, name.as_str()))
+        })
+    }
+
+    fn number(&mut self, field: &'static str, name: &str) -> Option<u64> {
+        if name.is_empty() {
+            return None;
+        }
+        let names = self.fields.entry(field).or_default();
+        let index = match names.iter().position(|n| n == name) {
+            Some(index) => index,
+            None => {
+                names.push(name.to_owned());
+                names.len() - 1
+            }
+        };
+        Some(index as u64 + 1)
+    }
+}
+
+/// What the import saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SacctSummary {
+    /// Data lines read.
+    pub lines: u64,
+    /// Jobs still pending or running (no end time), left out.
+    pub unfinished: u64,
+    /// Jobs cancelled before they started (kept, times unknown).
+    pub never_started: u64,
+    /// Lines skipped in lenient mode.
+    pub skipped: u64,
+}
+
+/// An imported accounting file.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SacctImport {
+    /// The jobs as SWF, in submission order (ties: job number).
+    pub workload: Workload,
+    /// The names behind the numbers.
+    pub mapping: SacctMapping,
+    /// Counts.
+    pub summary: SacctSummary,
+}
+
+/// How to read the accounting output.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SacctOptions {
+    /// The IANA time zone of the timestamps (default `UTC`).
+    pub time_zone: String,
+    /// Skip bad lines (counted) instead of failing.
+    pub lenient: bool,
+    /// The machine's processors, written as `MaxProcs` (sacct does not
+    /// know the cluster's size).
+    pub procs: Option<u64>,
+}
+
+impl Default for SacctOptions {
+    fn default() -> Self {
+        Self {
+            time_zone: "UTC".to_owned(),
+            lenient: false,
+            procs: None,
+        }
+    }
+}
+
+impl SacctOptions {
+    /// Strict reading of UTC timestamps, machine size unknown.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Column positions of the fields used.
+struct Columns {
+    id: usize,
+    submit: usize,
+    start: usize,
+    end: usize,
+    alloc_cpus: usize,
+    optional: BTreeMap<&'static str, usize>,
+}
+
+const OPTIONAL: [&str; 11] = [
+    "State",
+    "ReqCPUS",
+    "NNodes",
+    "Timelimit",
+    "ReqMem",
+    "User",
+    "Group",
+    "Account",
+    "Partition",
+    "QOS",
+    "JobName",
+];
+
+impl Columns {
+    fn new(header: &str, source_name: &str) -> Result<Self, SacctError> {
+        let names: Vec<&str> = header.split('|').map(str::trim).collect();
+        let find = |wanted: &[&'static str]| {
+            wanted.iter().find_map(|w| {
+                names
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(w))
+                    .map(|p| (p, *w))
+            })
+        };
+        let required = |wanted: &[&'static str]| {
+            find(wanted)
+                .map(|(p, _)| p)
+                .ok_or(SacctError::MissingField {
+                    source_name: source_name.to_owned(),
+                    field: wanted[0],
+                })
+        };
+        let mut optional = BTreeMap::new();
+        for field in OPTIONAL {
+            if let Some((position, _)) = find(&[field]) {
+                optional.insert(field, position);
+            }
+        }
+        Ok(Self {
+            id: required(&["JobIDRaw", "JobID"])?,
+            submit: required(&["Submit"])?,
+            start: required(&["Start"])?,
+            end: required(&["End"])?,
+            alloc_cpus: required(&["AllocCPUS", "NCPUS"])?,
+            optional,
+        })
+    }
+}
+
+/// One line's problem: (field, value, message).
+type Problem = (String, String, String);
+
+fn problem(field: &str, value: &str, message: impl Into<String>) -> Problem {
+    (field.to_owned(), value.to_owned(), message.into())
+}
+
+/// Seconds since the Unix epoch of a sacct timestamp; `None` for
+/// `Unknown`/`None`/empty.
+fn timestamp(value: &str, zone: &TimeZone, field: &str) -> Result<Option<i64>, Problem> {
+    match value {
+        "" | "Unknown" | "None" => Ok(None),
+        _ => {
+            let civil: DateTime = value
+                .parse()
+                .map_err(|_| problem(field, value, "not a time like 2026-11-24T22:10:05"))?;
+            let zoned = civil
+                .to_zoned(zone.clone())
+                .map_err(|e| problem(field, value, e.to_string()))?;
+            Ok(Some(zoned.timestamp().as_second()))
+        }
+    }
+}
+
+/// `[days-]hours:minutes:seconds`, `minutes:seconds` or `minutes`, as
+/// sacct prints `Timelimit`; `None` for no limit.
+fn duration(value: &str, field: &str) -> Result<Option<u64>, Problem> {
+    let bad = || problem(field, value, "not a duration like 1-00:00:00");
+    match value {
+        "" | "UNLIMITED" | "Partition_Limit" | "INVALID" | "Unknown" => return Ok(None),
+        _ => {}
+    }
+    let (days, rest) = match value.split_once('-') {
+        Some((d, rest)) => (d.parse::<u64>().map_err(|_| bad())?, rest),
+        None => (0, value),
+    };
+    let parts: Vec<u64> = rest
+        .split(':')
+        .map(|p| p.parse::<u64>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    let (h, m, s) = match (parts.as_slice(), value.contains('-')) {
+        ([h, m, s], _) => (*h, *m, *s),
+        ([h, m], true) => (*h, *m, 0),
+        ([m, s], false) => (0, *m, *s),
+        ([h], true) => (*h, 0, 0),
+        ([m], false) => (0, *m, 0),
+        _ => return Err(bad()),
+    };
+    let total = days
+        .checked_mul(86400)
+        .and_then(|d| d.checked_add(h.checked_mul(3600)?))
+        .and_then(|t| t.checked_add(m.checked_mul(60)?))
+        .and_then(|t| t.checked_add(s))
+        .filter(|&t| t <= MAX_TIME)
+        .ok_or_else(|| problem(field, value, "too long"))?;
+    Ok(Some(total))
+}
+
+/// `ReqMem` in KB per processor: `4000M`, `4G`, `500Mc` (per CPU), `2Gn`
+/// (per node).
+fn memory_per_processor(
+    value: &str,
+    cpus: u64,
+    nodes: Option<u64>,
+) -> Result<Option<u64>, Problem> {
+    if value.is_empty() || value == "0" {
+        return Ok(None);
+    }
+    let bad = || problem("ReqMem", value, "not a memory size like 4000M or 2Gc");
+    let (number, per_cpu) = match value.strip_suffix('c') {
+        Some(rest) => (rest, true),
+        None => (value.strip_suffix('n').unwrap_or(value), false),
+    };
+    let split = number
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(number.len());
+    let (digits, unit) = number.split_at(split);
+    let amount: f64 = digits.parse().map_err(|_| bad())?;
+    let kb = amount
+        * match unit {
+            "K" | "" => 1.0,
+            "M" => 1024.0,
+            "G" => 1024.0 * 1024.0,
+            "T" => 1024.0 * 1024.0 * 1024.0,
+            _ => return Err(bad()),
+        };
+    if per_cpu {
+        return Ok(Some(kb.round() as u64));
+    }
+    // Per node: spread over the processors of one node.
+    Ok(match nodes {
+        Some(n) if n > 0 && cpus > 0 => Some((kb * n as f64 / cpus as f64).round() as u64),
+        _ => None,
+    })
+}
+
+fn status(value: &str) -> Option<JobStatus> {
+    let state = value.split_whitespace().next().unwrap_or("");
+    match state {
+        "COMPLETED" => Some(JobStatus::Completed),
+        "FAILED" | "TIMEOUT" | "NODE_FAIL" | "OUT_OF_MEMORY" | "PREEMPTED" | "BOOT_FAIL"
+        | "DEADLINE" => Some(JobStatus::Failed),
+        "CANCELLED" => Some(JobStatus::Cancelled),
+        _ => None,
+    }
+}
+
+/// One accounting line, before times are made relative.
+struct Row {
+    number: u64,
+    submit: i64,
+    start: Option<i64>,
+    end: i64,
+    record: Record,
+}
+
+/// Imports `sacct --parsable2` output; `source_name` names it in errors.
+///
+/// # Errors
+/// Unreadable input, a header without a required field, an unknown time
+/// zone, or (strict) a line with a bad value, named by line, field and
+/// value.
+pub fn import_sacct(
+    input: impl BufRead,
+    source_name: &str,
+    options: &SacctOptions,
+) -> Result<SacctImport, SacctError> {
+    let zone = TimeZone::get(&options.time_zone)
+        .map_err(|_| SacctError::UnknownZone(options.time_zone.clone()))?;
+    let mut lines = input.lines();
+    let read_error = |source| SacctError::Read {
+        source_name: source_name.to_owned(),
+        source,
+    };
+    let header = match lines.next() {
+        Some(line) => line.map_err(read_error)?,
+        None => String::new(),
+    };
+    let columns = Columns::new(&header, source_name)?;
+    let mut mapping = SacctMapping::default();
+    let mut summary = SacctSummary::default();
+    let mut rows = Vec::new();
+    for (index, line) in lines.enumerate() {
+        let line = line.map_err(read_error)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        summary.lines += 1;
+        let line_number = index as u64 + 2;
+        match parse_row(&line, &columns, &zone, &mut mapping, &mut summary) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err((field, value, message)) => {
+                if options.lenient {
+                    summary.skipped += 1;
+                } else {
+                    return Err(SacctError::Line {
+                        source_name: source_name.to_owned(),
+                        line: line_number,
+                        field,
+                        value,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+    rows.sort_by_key(|r| (r.submit, r.number));
+    let first = rows.first().map_or(0, |r| r.submit);
+    let last_end = rows.iter().map(|r| r.end).max().unwrap_or(first);
+    let mut records = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut record = row.record;
+        // Submit >= first by the sort; start >= submit was checked.
+        record.submit_time = Some((row.submit - first) as u64);
+        record.wait_time = row.start.map(|s| (s - row.submit) as u64);
+        record.run_time = row.start.map(|s| (row.end - s) as u64);
+        records.push(record);
+    }
+    let mut header = Header::new();
+    header.set("Version", "2.2")?;
+    header.set("Computer", "a Slurm cluster (sacct import)")?;
+    header.set("UnixStartTime", first)?;
+    header.set("TimeZoneString", &options.time_zone)?;
+    let format = |t: i64| {
+        jiff::Timestamp::from_second(t)
+            .map(|t| {
+                t.to_zoned(zone.clone())
+                    .strftime("%a %b %e %H:%M:%S %Z %Y")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    header.set("StartTime", format(first))?;
+    header.set("EndTime", format(last_end))?;
+    header.set("MaxJobs", records.len())?;
+    header.set("MaxRecords", records.len())?;
+    if let Some(procs) = options.procs {
+        header.set("MaxProcs", procs)?;
+    }
+    for (field, key) in [("queue", "Queues"), ("partition", "Partitions")] {
+        if let Some(names) = mapping.fields.get(field) {
+            let text: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{}={n}", i + 1))
+                .collect();
+            header.set(key, text.join(" "))?;
+        }
+    }
+    header.add(
+        "Note",
+        format!(
+            "imported from Slurm accounting (sacct) {source_name}; user, group, queue (QOS), \
+             partition and executable (job name) numbers are listed in the mapping beside this file"
+        ),
+    )?;
+    Ok(SacctImport {
+        workload: Workload::new(header, records),
+        mapping,
+        summary,
+    })
+}
+
+fn parse_row(
+    line: &str,
+    columns: &Columns,
+    zone: &TimeZone,
+    mapping: &mut SacctMapping,
+    summary: &mut SacctSummary,
+) -> Result<Option<Row>, Problem> {
+    let fields: Vec<&str> = line.split('|').collect();
+    let get = |position: usize, name: &str| -> Result<&str, Problem> {
+        fields
+            .get(position)
+            .map(|f| f.trim())
+            .ok_or_else(|| problem(name, "", format!("missing ({} fields)", fields.len())))
+    };
+    let optional = |name: &'static str| -> &str {
+        columns
+            .optional
+            .get(name)
+            .and_then(|&p| fields.get(p))
+            .map_or("", |f| f.trim())
+    };
+    let id = get(columns.id, "JobIDRaw")?;
+    let number: u64 = id.parse().map_err(|_| {
+        problem(
+            "JobIDRaw",
+            id,
+            "not a job number (a job step? pass -X to sacct)",
+        )
+    })?;
+    let submit = timestamp(get(columns.submit, "Submit")?, zone, "Submit")?
+        .ok_or_else(|| problem("Submit", "Unknown", "every job has a submit time"))?;
+    let start_text = get(columns.start, "Start")?;
+    let start = timestamp(start_text, zone, "Start")?;
+    let Some(end) = timestamp(get(columns.end, "End")?, zone, "End")? else {
+        summary.unfinished += 1;
+        return Ok(None);
+    };
+    if let Some(start) = start {
+        if start < submit {
+            return Err(problem("Start", start_text, "before the submit time"));
+        }
+        if end < start {
+            return Err(problem(
+                "End",
+                get(columns.end, "End")?,
+                "before the start time",
+            ));
+        }
+    } else {
+        summary.never_started += 1;
+    }
+    let cpus_text = get(columns.alloc_cpus, "AllocCPUS")?;
+    let cpus: u64 = cpus_text
+        .parse()
+        .map_err(|_| problem("AllocCPUS", cpus_text, "not a number"))?;
+    let mut record = Record::unknown(number);
+    record.allocated_processors = Some(cpus).filter(|_| start.is_some());
+    let requested = optional("ReqCPUS");
+    record.requested_processors = if requested.is_empty() {
+        Some(cpus)
+    } else {
+        Some(
+            requested
+                .parse()
+                .map_err(|_| problem("ReqCPUS", requested, "not a number"))?,
+        )
+    };
+    record.requested_time = duration(optional("Timelimit"), "Timelimit")?;
+    let nodes = optional("NNodes").parse().ok();
+    record.requested_memory = memory_per_processor(optional("ReqMem"), cpus, nodes)?;
+    record.status = status(optional("State"));
+    record.user_id = mapping.number("user", optional("User"));
+    record.group_id = mapping.number("group", optional("Group"));
+    record.queue_number = mapping.number("queue", optional("QOS"));
+    record.partition_number = mapping.number("partition", optional("Partition"));
+    record.executable_number = mapping.number("executable", optional("JobName"));
+    mapping.number("account", optional("Account"));
+    Ok(Some(Row {
+        number,
+        submit,
+        start,
+        end,
+        record,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_as_sacct_prints_them() {
+        let d = |v| duration(v, "Timelimit").unwrap();
+        assert_eq!(d("00:10:00"), Some(600));
+        assert_eq!(d("1-02:03:04"), Some(86400 + 7200 + 180 + 4));
+        assert_eq!(d("2-12"), Some(2 * 86400 + 12 * 3600));
+        assert_eq!(d("45"), Some(45 * 60));
+        assert_eq!(d("05:30"), Some(330));
+        assert_eq!(d("UNLIMITED"), None);
+        assert_eq!(d("Partition_Limit"), None);
+        assert!(duration("1:2:3:4", "Timelimit").is_err());
+    }
+
+    #[test]
+    fn memory_per_processor_by_suffix() {
+        // 500 MB per CPU = 512,000 KB.
+        assert_eq!(
+            memory_per_processor("500Mc", 4, None).unwrap(),
+            Some(512_000)
+        );
+        // 4 GB per node, 2 nodes, 8 CPUs: 4 CPUs per node, 1 GB each.
+        assert_eq!(
+            memory_per_processor("4G", 8, Some(2)).unwrap(),
+            Some(1_048_576)
+        );
+        assert_eq!(memory_per_processor("4Gn", 8, None).unwrap(), None);
+        assert!(memory_per_processor("4X", 8, Some(1)).is_err());
+    }
+
+    #[test]
+    fn states_map_to_swf_status() {
+        assert_eq!(status("COMPLETED"), Some(JobStatus::Completed));
+        assert_eq!(status("CANCELLED by 0"), Some(JobStatus::Cancelled));
+        assert_eq!(status("TIMEOUT"), Some(JobStatus::Failed));
+        assert_eq!(status("RUNNING"), None);
+    }
+}
