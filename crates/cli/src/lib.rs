@@ -28,6 +28,7 @@
 
 mod compare;
 mod convert;
+mod deadlines_command;
 mod generate;
 mod jsonl;
 mod plot_command;
@@ -39,6 +40,7 @@ use std::fmt::Write as _;
 
 pub use compare::{CompareArgs, CompareError, CompareOutcome, compare};
 pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
+pub use deadlines_command::{DeadlinesArgs, DeadlinesError, deadlines};
 pub use generate::{
     CommonArgs, CwfArgs, GenerateArgs, GenerateError, GenerateModel, GenerateOutcome, LublinArgs,
     generate,

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use schedsim_cli::{
-    CommandError, CompareArgs, ConvertArgs, GenerateArgs, PlotArgs, SimulateArgs, StatsArgs,
-    SweepArgs, TrainArgs, ValidateArgs, error_report,
+    CommandError, CompareArgs, ConvertArgs, DeadlinesArgs, GenerateArgs, PlotArgs, SimulateArgs,
+    StatsArgs, SweepArgs, TrainArgs, ValidateArgs, error_report,
 };
 
 /// Simulate and evaluate parallel job schedulers on SWF/CWF workloads.
@@ -35,6 +35,11 @@ enum Command {
     /// Write a synthetic workload: the Lublin-Feitelson model or the CWF
     /// generator of the Delayed/Hybrid-LOS paper.
     Generate(GenerateArgs),
+    /// Write a deadline file for `simulate --deadlines` as the QoPS paper
+    /// makes them: EASY on the (load-modified) workload, then submit +
+    /// max(runtime, (1 - stringency) x EASY response) for a share of the
+    /// jobs and submit + max(24 h, R x runtime) for the rest.
+    Deadlines(DeadlinesArgs),
     /// Compare two runs of the same workload (simulate --out folders): key
     /// metrics side by side and per-job differentials with batch-means
     /// confidence intervals.
@@ -70,6 +75,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => finish(schedsim_cli::stats(args, &mut out).map(drop)),
         Command::Convert(args) => finish(schedsim_cli::convert(args, &mut out).map(drop)),
         Command::Generate(args) => finish(schedsim_cli::generate(args, &mut out).map(drop)),
+        Command::Deadlines(args) => finish(schedsim_cli::deadlines(args, &mut out).map(drop)),
         Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(drop)),
         Command::Plot(args) => finish(schedsim_cli::plot(args, &mut out).map(drop)),
         Command::Sweep(args) => finish(schedsim_cli::sweep(args)),

@@ -115,6 +115,7 @@
 #![warn(missing_docs)]
 
 mod backfill;
+mod deadline;
 mod dedicated;
 mod delayed_los;
 mod elastic;
@@ -132,6 +133,11 @@ mod spec;
 mod spec_kumar;
 
 pub use backfill::{Backfill, Depth};
+pub use deadline::{
+    Acceptance, Admission, AdmissionCounters, DeadlineAdmission, Heuristic, MrtConfig, MsbConfig,
+    MsbCost, MsbOrder, NewJob, OnFailure, PlanJob, QopsConfig, Reservation, mrt, msb, qops,
+    qops_options,
+};
 pub use dedicated::{EasyD, LosD};
 pub use delayed_los::{DEFAULT_SKIP_THRESHOLD, DelayedLos, DelayedLosConfig, HybridLos};
 pub use elastic::Elastic;

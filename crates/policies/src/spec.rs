@@ -237,6 +237,23 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "Hybrid-LOS-E: Hybrid-LOS with the ECC processor",
         options: crate::spec_kumar::DELAYED_LOS_OPTIONS,
     },
+    // Deadline admission control (Islam et al., QoPS); built by
+    // `crate::deadline`.
+    PolicyInfo {
+        name: "qops",
+        summary: "QoPS deadline admission: a job is admitted only if a plan meets every admitted deadline (log N insertion options, K reorderings)",
+        options: crate::deadline::QOPS_OPTIONS,
+    },
+    PolicyInfo {
+        name: "msb",
+        summary: "MSB (modified slack based) deadline admission: every insertion point, the cheapest feasible plan",
+        options: crate::deadline::MSB_OPTIONS,
+    },
+    PolicyInfo {
+        name: "mrt",
+        summary: "MRT (modified real time) deadline admission: a depth-first strongly feasible plan, at most Bmax backtracks",
+        options: crate::deadline::MRT_OPTIONS,
+    },
     PolicyInfo {
         name: "scojo-pect",
         summary: "SCOJO-PECT: coarse-grain time sharing of runtime classes by slices, suspending jobs to disk (Esbaugh & Sodan)",
@@ -279,6 +296,9 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
         return Ok(policy);
     }
     if let Some(policy) = crate::scojo::build(spec, &options)? {
+        return Ok(policy);
+    }
+    if let Some(policy) = crate::deadline::build(spec, &options)? {
         return Ok(policy);
     }
     if let Some(variant) = match spec.name.as_str() {
@@ -459,7 +479,7 @@ mod tests {
             build("eazy").unwrap_err(),
             "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic, \
              greedy, easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
-             hybrid-los, hybrid-los-e, scojo-pect, scojo-pect-opt)"
+             hybrid-los, hybrid-los-e, qops, msb, mrt, scojo-pect, scojo-pect-opt)"
         );
         assert_eq!(
             build("easy:depth=2").unwrap_err(),

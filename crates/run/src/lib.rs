@@ -36,6 +36,7 @@
 //! plotters into strings, so the same run always writes the same bytes.
 #![warn(missing_docs)]
 
+mod deadlines;
 mod figure;
 mod groups;
 mod plot;
@@ -44,6 +45,10 @@ mod run_dir;
 mod simulate;
 mod simulate_split;
 
+pub use deadlines::{
+    DeadlineKindReport, DeadlineMakeError, DeadlineParams, DeadlineReport, deadline_report,
+    deadlines_csv, make_deadlines,
+};
 pub use figure::{AUTO_LOG_RATIO, AxisScale, AxisUnit, FIGURE_WIDTH, Marker, PALETTE, SeriesLook};
 pub use groups::{GroupReport, ObjectiveValue, group_report, user_groups};
 pub use plot::{
@@ -59,5 +64,5 @@ pub use simulate::{
     builtin_params, completed_jobs, is_batsim_json, jobs_csv, list_policies, load_workload,
     metrics_config, prepare_workload, read_workload, run_policy, run_policy_object,
     run_policy_with, run_warnings, segments_csv, simulate, simulate_observed, summary_json,
-    workload_notes, write_run,
+    workload_notes, write_atomically, write_run,
 };

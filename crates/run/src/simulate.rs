@@ -58,6 +58,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicI64;
 use std::time::{Duration, Instant};
 
+use crate::deadlines::{DeadlineReport, deadline_report};
 use crate::progress::Progress;
 
 use crate::groups::{GroupReport, ObjectiveValue, group_report};
@@ -72,7 +73,7 @@ use schedsim_sim_core::{
     FinalState, Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError,
     LoadMethod, Normalization, OverrunRule, ScaleError, ScaleReport, Schedule, SimError,
     SimOptions, Simulation, SimultaneousEnds, Strictness, SwitchOverhead, change_load,
-    simulate_with,
+    offered_load, simulate_with,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -133,6 +134,11 @@ pub struct SimulateArgs {
     /// reached.
     #[arg(long, value_name = "L")]
     pub load: Option<f64>,
+    /// Instead of --load, multiply the workload's offered load by F (the
+    /// QoPS paper's load factor l, 1.0-1.6: with duplication, l = 1.2 adds
+    /// copies of 20% of the jobs).
+    #[arg(long, value_name = "F", conflicts_with = "load")]
+    pub load_factor: Option<f64>,
     /// How --load changes the load: `scale` multiplies the arrival times
     /// (LOS thesis), `duplicate` adds copies of random jobs at random times,
     /// `expand` stretches random jobs (QoPS paper).
@@ -229,6 +235,7 @@ impl SimulateArgs {
             drain: 0.0,
             json: false,
             load: None,
+            load_factor: None,
             load_method: LoadMethod::Scale,
             load_seed: 1,
             max_commands_per_job: None,
@@ -740,7 +747,17 @@ pub fn prepare_workload(
     let scale = crate::groups::scale_workload(args, &mut workload, procs)?;
     let procs = scale.map_or(procs, |s| s.scaling.target_procs);
     let procs = u32::try_from(procs).map_err(|_| SimulateError::MachineTooLarge(procs))?;
-    let load_change = match args.load {
+    let target = match (args.load, args.load_factor) {
+        (Some(target), _) => Some(target),
+        (None, Some(factor)) => Some(
+            factor
+                * offered_load(&workload.records, procs)
+                    .ok_or(LoadError::NoLoad)?
+                    .load,
+        ),
+        (None, None) => None,
+    };
+    let load_change = match target {
         Some(target) => {
             let (records, change) = change_load(
                 &workload.records,
@@ -833,6 +850,9 @@ pub struct PolicyRun {
     /// User groups, per-group AWRT and UTIL (Franke et al.), for workloads
     /// whose jobs name users.
     pub groups: Option<GroupReport>,
+    /// Rejections and deadline misses (Islam et al.), for workloads with
+    /// deadlines or runs that rejected jobs.
+    pub deadlines: Option<DeadlineReport>,
 }
 
 /// Share of the jobs killed at their estimate above which a run warns.
@@ -1023,6 +1043,7 @@ fn run_policy_clocked(
         .map(|(name, value)| (name.to_owned(), value))
         .collect();
     let groups = group_report(jobs, &completed)?;
+    let deadlines = deadline_report(jobs, &schedule, config.tau);
     Ok(PolicyRun {
         spec,
         name: policy.name().to_owned(),
@@ -1033,6 +1054,7 @@ fn run_policy_clocked(
         warnings,
         counters,
         groups,
+        deadlines,
     })
 }
 
@@ -1170,6 +1192,9 @@ struct RunSummary<'a> {
     objective: Option<ObjectiveValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     split: Option<&'a SplitMetrics>,
+    /// Rejections and deadline misses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deadlines: Option<&'a DeadlineReport>,
     /// What the simulator counted (commands applied or ignored, dedicated
     /// jobs run as batch jobs, ...).
     run_stats: &'a schedsim_sim_core::RunStats,
@@ -1336,6 +1361,7 @@ pub fn summary_json(
         scale: loaded.scale.as_ref(),
         metrics: &run.metrics,
         user_groups: run.groups.as_ref(),
+        deadlines: run.deadlines.as_ref(),
         objective: run
             .groups
             .as_ref()
@@ -1569,6 +1595,8 @@ fn report(
             user_groups: Option<&'a GroupReport>,
             #[serde(skip_serializing_if = "Option::is_none")]
             objective: Option<ObjectiveValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            deadlines: Option<&'a DeadlineReport>,
         }
         let rows: Vec<Row<'_>> = runs
             .iter()
@@ -1581,6 +1609,7 @@ fn report(
                     .groups
                     .as_ref()
                     .map(|groups| ObjectiveValue::of(&args.objective, groups)),
+                deadlines: run.deadlines.as_ref(),
             })
             .collect();
         let json = serde_json::to_string_pretty(&rows).map_err(io::Error::other)?;
@@ -1678,6 +1707,7 @@ fn report(
     }
     crate::simulate_split::report_split(runs, width, out)?;
     crate::groups::report_groups(args, runs, width, out)?;
+    report_deadlines(runs, out)?;
     report_lifecycle(runs, out)?;
     writeln!(out)?;
     writeln!(
@@ -1691,6 +1721,59 @@ fn report(
         writeln!(out, "results written to {}/POLICY/", dir.display())?;
     }
     Ok(())
+}
+
+/// Admission and deadlines per run (Islam et al.'s figures), when any run
+/// has deadlines or rejected jobs.
+fn report_deadlines(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
+    if runs.iter().all(|run| run.deadlines.is_none()) {
+        return Ok(());
+    }
+    let width = runs
+        .iter()
+        .map(|run| run.spec.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("policy".len());
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<width$} {:>11} {:>10} {:>7}  per kind: jobs rejected missed mean-response mean-bsld",
+        "policy", "unadmitted", "unadm.work", "missed"
+    )?;
+    for run in runs {
+        let Some(report) = &run.deadlines else {
+            continue;
+        };
+        let kinds: Vec<String> = report
+            .kinds
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} {} {} {} {:.0} {:.2}",
+                    k.kind,
+                    k.jobs,
+                    k.rejected,
+                    k.missed,
+                    k.mean_response.unwrap_or(0.0),
+                    k.mean_bounded_slowdown.unwrap_or(0.0)
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "{:<width$} {:>10.2}% {:>9.2}% {:>7}  {}",
+            run.spec.to_string(),
+            100.0 * report.rejected_share,
+            100.0 * report.rejected_work_share,
+            report.missed,
+            kinds.join("; ")
+        )?;
+    }
+    writeln!(
+        out,
+        "unadmitted = rejected jobs, unadm.work = their processor-seconds, in % of all; missed = jobs that ran past their deadline"
+    )
 }
 
 /// Rejections, suspensions and warnings, for the runs that had any.
@@ -1884,6 +1967,7 @@ mod tests {
             warnings: Vec::new(),
             counters: Vec::new(),
             groups: None,
+            deadlines: None,
         };
         let swf = workload_to_string(&simulated_workload(&loaded, &run).unwrap()).unwrap();
         assert!(swf.contains("; MaxJobs: 3\n; MaxRecords: 3\n"), "{swf}");

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use schedsim_metrics::{CompletedJob, GroupMetrics, Objective, RunMetrics};
-use schedsim_run::{Ends, Estimates, Invoke, Order};
+use schedsim_run::{DeadlineReport, Ends, Estimates, Invoke, Order};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -324,6 +324,10 @@ pub struct CellResult {
     /// users.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<GroupMetrics>,
+    /// Rejections and deadline misses, for workloads with deadlines or
+    /// runs that rejected jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadlines: Option<DeadlineReport>,
     /// Per-job data.
     pub jobs: CompactJobs,
 }
@@ -346,6 +350,9 @@ impl CellResult {
                 objective.evaluate(groups).ok().into(),
             );
             object.insert("groups".to_owned(), entry.into());
+        }
+        if let (Some(deadlines), Some(object)) = (&self.deadlines, value.as_object_mut()) {
+            object.insert("deadlines".to_owned(), deadlines.metrics_json());
         }
         value
     }

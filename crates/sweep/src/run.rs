@@ -182,6 +182,7 @@ fn run_cell(
         dropped_jobs: loaded.jobs.normalization().dropped_total(),
         metrics: run.metrics,
         groups: run.groups.map(|g| g.metrics),
+        deadlines: run.deadlines,
         jobs: CompactJobs::pack(&jobs),
     };
     let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;

@@ -376,6 +376,21 @@ pub const KNOWN_METRICS: &[&str] = &[
     "groups.awrt",
     "groups.util",
     "groups.objective",
+    "deadlines.rejected_share",
+    "deadlines.rejected_work_share",
+    "deadlines.missed",
+    "deadlines.user.rejected_share",
+    "deadlines.user.rejected_work_share",
+    "deadlines.user.missed",
+    "deadlines.user.mean_response",
+    "deadlines.user.mean_bounded_slowdown",
+    "deadlines.artificial.rejected_share",
+    "deadlines.artificial.rejected_work_share",
+    "deadlines.artificial.missed",
+    "deadlines.artificial.mean_response",
+    "deadlines.artificial.mean_bounded_slowdown",
+    "deadlines.none.mean_response",
+    "deadlines.none.mean_bounded_slowdown",
 ];
 
 /// Metrics collected when the spec names none.

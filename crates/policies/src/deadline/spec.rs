@@ -1,0 +1,167 @@
+//! `qops`, `msb` and `mrt` from policy specs: an option for every constant
+//! the paper leaves open and for every place where its figures and prose
+//! disagree.
+
+use schedsim_sim_core::Policy;
+
+use super::plan::{
+    Acceptance, Heuristic, MrtConfig, MsbConfig, MsbCost, MsbOrder, NewJob, OnFailure, QopsConfig,
+};
+use super::policy::{Admission, DeadlineAdmission};
+use crate::error::SpecError;
+use crate::spec::{Options, PolicySpec};
+
+const HEURISTIC: (&str, &str) = (
+    "heuristic",
+    "order of the temporary list: edf (earliest deadline first, default) or llf (least laxity first)",
+);
+
+/// The options of `qops`.
+pub(crate) const QOPS_OPTIONS: &[(&str, &str)] = &[
+    (
+        "k",
+        "the K-factor: reorderings allowed per insertion option (default 5; the paper leaves it open)",
+    ),
+    HEURISTIC,
+    (
+        "new-job",
+        "first (reserved before the list, the prose; default) or sorted (into the list, Fig. 3)",
+    ),
+    (
+        "on-fail",
+        "next (try the next insertion option, the prose; default) or reject (at the first failed option, Fig. 3's break)",
+    ),
+    (
+        "accept",
+        "at-most-k (violations <= K, the prose; default) or fewer-than-k (< K, Fig. 3 step B)",
+    ),
+];
+
+/// The options of `msb`.
+pub(crate) const MSB_OPTIONS: &[(&str, &str)] = &[
+    (
+        "order",
+        "re-placement order behind the insertion point: scheduled (Fig. 1, default) or heuristic (the prose)",
+    ),
+    HEURISTIC,
+    (
+        "cost",
+        "price of a feasible schedule: wait (total wait of the planned jobs, default) or last-end (the last planned end)",
+    ),
+];
+
+/// The options of `mrt`.
+pub(crate) const MRT_OPTIONS: &[(&str, &str)] = &[
+    (
+        "backtracks",
+        "Bmax: backtracks before the new job is rejected (default 100; the paper leaves it open)",
+    ),
+    HEURISTIC,
+];
+
+fn choice<T: Copy>(
+    options: &Options<'_>,
+    key: &str,
+    target: &mut T,
+    choices: &[(&str, T)],
+) -> Result<(), SpecError> {
+    if let Some(value) = options.get(key) {
+        *target = choices
+            .iter()
+            .find(|(name, _)| *name == value)
+            .map(|&(_, v)| v)
+            .ok_or_else(|| {
+                let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                options.bad_value(key, value, &names.join(" or "))
+            })?;
+    }
+    Ok(())
+}
+
+fn count(options: &Options<'_>, key: &str, target: &mut u32) -> Result<(), SpecError> {
+    if let Some(value) = options.get(key) {
+        *target = value
+            .parse()
+            .map_err(|_| options.bad_value(key, value, "a whole number (0 or more)"))?;
+    }
+    Ok(())
+}
+
+fn heuristic(options: &Options<'_>, target: &mut Heuristic) -> Result<(), SpecError> {
+    choice(
+        options,
+        "heuristic",
+        target,
+        &[("edf", Heuristic::Edf), ("llf", Heuristic::Llf)],
+    )
+}
+
+/// Builds `qops`, `msb` or `mrt`; `None` for other names.
+pub(crate) fn build(
+    spec: &PolicySpec,
+    options: &Options<'_>,
+) -> Result<Option<Box<dyn Policy + Send>>, SpecError> {
+    let admission = match spec.name.as_str() {
+        "qops" => {
+            let mut config = QopsConfig::default();
+            count(options, "k", &mut config.k)?;
+            heuristic(options, &mut config.heuristic)?;
+            choice(
+                options,
+                "new-job",
+                &mut config.new_job,
+                &[("first", NewJob::First), ("sorted", NewJob::Sorted)],
+            )?;
+            choice(
+                options,
+                "on-fail",
+                &mut config.on_failure,
+                &[
+                    ("next", OnFailure::NextOption),
+                    ("reject", OnFailure::Reject),
+                ],
+            )?;
+            choice(
+                options,
+                "accept",
+                &mut config.acceptance,
+                &[
+                    ("at-most-k", Acceptance::AtMostK),
+                    ("fewer-than-k", Acceptance::FewerThanK),
+                ],
+            )?;
+            Admission::Qops(config)
+        }
+        "msb" => {
+            let mut config = MsbConfig::default();
+            choice(
+                options,
+                "order",
+                &mut config.order,
+                &[
+                    ("scheduled", MsbOrder::Scheduled),
+                    ("heuristic", MsbOrder::Heuristic),
+                ],
+            )?;
+            heuristic(options, &mut config.heuristic)?;
+            choice(
+                options,
+                "cost",
+                &mut config.cost,
+                &[("wait", MsbCost::TotalWait), ("last-end", MsbCost::LastEnd)],
+            )?;
+            Admission::Msb(config)
+        }
+        "mrt" => {
+            let mut config = MrtConfig::default();
+            count(options, "backtracks", &mut config.max_backtracks)?;
+            heuristic(options, &mut config.heuristic)?;
+            Admission::Mrt(config)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Box::new(DeadlineAdmission::new(
+        spec.to_string(),
+        admission,
+    ))))
+}
