@@ -1816,9 +1816,9 @@ mod slurm_tests {
     #[test]
     fn slurm_files_go_to_the_slurm_policies_with_their_warnings() {
         let dir = std::env::temp_dir().join(format!("schedsim-slurm-conf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(&dir).unwrap();
         let conf = dir.join("slurm.conf");
-        std::fs::write(
+        fs::write(
             &conf,
             "PriorityWeightFairshare=100\nPriorityWeightAge=10\nNodeName=a CPUs=4\n",
         )
@@ -1860,7 +1860,7 @@ mod slurm_tests {
             SimulateError::SlurmFileUnused("--slurm-conf")
         ));
         // A bad value names file, line, key and value.
-        std::fs::write(&conf, "PriorityWeightAge=-1\n").unwrap();
+        fs::write(&conf, "PriorityWeightAge=-1\n").unwrap();
         args.policies = vec!["slurm-backfill".into()];
         let error = simulate(&args, &mut Vec::new()).unwrap_err();
         let SimulateError::SlurmConf(source) = error else {
@@ -1873,6 +1873,6 @@ mod slurm_tests {
                 conf.display()
             )
         );
-        std::fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
     }
 }
