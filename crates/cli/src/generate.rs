@@ -295,6 +295,10 @@ impl CommonArgs {
     }
 }
 
+/// The most jobs `generate` writes: what one simulation can index (job
+/// ids are 32-bit), about 250 GB of SWF.
+pub const MAX_GENERATED_JOBS: usize = u32::MAX as usize;
+
 /// Why `generate` failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -320,6 +324,9 @@ pub enum GenerateError {
     /// A parameter is out of range.
     #[error("invalid generator parameters")]
     Params(#[from] ParamsError),
+    /// More jobs than the simulator can index.
+    #[error("--jobs {0} is more than the {max} jobs a simulation can hold", max = MAX_GENERATED_JOBS)]
+    TooManyJobs(usize),
     /// A required option is missing (only when called as a library; the
     /// command line requires it).
     #[error("missing {0}")]
@@ -459,8 +466,12 @@ impl<'a> Target<'a> {
 
 impl CommonArgs {
     fn required(&self) -> Result<(usize, u64, &Path), GenerateError> {
+        let jobs = self.jobs.ok_or(GenerateError::Missing("--jobs"))?;
+        if jobs > MAX_GENERATED_JOBS {
+            return Err(GenerateError::TooManyJobs(jobs));
+        }
         Ok((
-            self.jobs.ok_or(GenerateError::Missing("--jobs"))?,
+            jobs,
             self.seed.ok_or(GenerateError::Missing("--seed"))?,
             self.out.as_deref().ok_or(GenerateError::Missing("--out"))?,
         ))

@@ -49,7 +49,10 @@ pub use plot_command::{
 };
 // The run API lives in schedsim-run (shared with the sweeps and the Python
 // package); the command's `simulate` is its `simulate`.
-pub use schedsim_run::{SimulateArgs, SimulateError, SimulateOutcome, list_policies, simulate};
+pub use schedsim_run::{
+    Progress, SimulateArgs, SimulateError, SimulateOutcome, list_policies, simulate,
+    simulate_observed,
+};
 // The sweeps live in schedsim-sweep.
 pub use schedsim_sweep::{SweepArgs, SweepError, sweep};
 // Greedy training lives in schedsim-train.

@@ -1,9 +1,9 @@
 //! `schedsim`: parse arguments, dispatch to the library, report errors.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use schedsim_cli::{
     CommandError, CompareArgs, ConvertArgs, GenerateArgs, PlotArgs, SimulateArgs, StatsArgs,
     SweepArgs, TrainArgs, ValidateArgs, error_report,
@@ -56,11 +56,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = accept_negative_numbers(Cli::command()).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let result = match &cli.command {
-        Command::Simulate(args) => finish(schedsim_cli::simulate(args, &mut out).map(drop)),
+        Command::Simulate(args) => finish(simulate_with_progress(args, &mut out)),
         Command::Policies => finish(schedsim_cli::list_policies(&mut out)),
         Command::Validate(args) => finish(schedsim_cli::validate(args, &mut out).map(drop)),
         Command::Stats(args) => finish(schedsim_cli::stats(args, &mut out).map(drop)),
@@ -73,6 +77,80 @@ fn main() -> ExitCode {
     };
     let _ = out.flush();
     result
+}
+
+/// `simulate`, with a progress bar on stderr when it is a terminal and the
+/// run lasts more than a second (the report itself goes to stdout).
+fn simulate_with_progress(
+    args: &SimulateArgs,
+    out: &mut dyn Write,
+) -> Result<(), schedsim_cli::SimulateError> {
+    if !std::io::stderr().is_terminal() {
+        return schedsim_cli::simulate(args, out).map(drop);
+    }
+    /// Ends the bar even if the simulation panics, so the scope can join.
+    struct EndOnDrop<'a>(&'a schedsim_cli::Progress);
+    impl Drop for EndOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.end();
+        }
+    }
+    let progress = schedsim_cli::Progress::new();
+    std::thread::scope(|scope| {
+        scope.spawn(|| draw_progress(&progress));
+        let _end = EndOnDrop(&progress);
+        schedsim_cli::simulate_observed(args, out, &progress).map(drop)
+    })
+}
+
+fn draw_progress(progress: &schedsim_cli::Progress) {
+    use std::time::{Duration, Instant};
+    let started = Instant::now();
+    let tick = Duration::from_millis(100);
+    while started.elapsed() < Duration::from_secs(1) {
+        if progress.is_done() {
+            return;
+        }
+        std::thread::sleep(tick);
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(1000),
+        indicatif::ProgressDrawTarget::stderr(),
+    )
+    .with_elapsed(started.elapsed());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {percent:>3}% of the arrivals simulated {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    while !progress.is_done() {
+        let (ended, total) = progress.policies();
+        bar.set_position((progress.fraction() * 1000.0) as u64);
+        bar.set_message(if total == 0 {
+            "(reading the workload)".to_owned()
+        } else {
+            format!("({ended} of {total} policies done)")
+        });
+        std::thread::sleep(tick);
+    }
+    bar.finish_and_clear();
+}
+
+/// Lets every option that takes a value parse a negative number (`--tau
+/// -1`), so that the value reaches the check that explains its range
+/// instead of clap's "unexpected argument '-1'".
+fn accept_negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            if arg.get_action().takes_values() && !arg.is_positional() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(accept_negative_numbers)
 }
 
 /// Exit 0, or print the error with its causes and exit with its code.

@@ -219,3 +219,69 @@ fn plots_are_written() {
     assert!(!o.status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn plot_and_compare_refuse_unfinished_or_mixed_run_folders() {
+    let dir = std::env::temp_dir().join(format!("schedsim-mixed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_schedsim"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = dir.join("runs");
+    let o = run(&[
+        "simulate",
+        "-p",
+        "fcfs",
+        "-p",
+        "easy",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let easy = out.join("easy");
+    // A jobs.csv cut short (its last 100 rows gone) no longer matches the
+    // 10,000 jobs summary.json counts.
+    let jobs = std::fs::read_to_string(easy.join("jobs.csv")).unwrap();
+    let kept: Vec<&str> = jobs.lines().take(jobs.lines().count() - 100).collect();
+    std::fs::write(easy.join("jobs.csv"), kept.join("\n") + "\n").unwrap();
+    let plot_dir = dir.join("plot");
+    for args in [
+        vec![
+            "plot",
+            easy.to_str().unwrap(),
+            "-o",
+            plot_dir.to_str().unwrap(),
+        ],
+        vec![
+            "compare",
+            out.join("fcfs").to_str().unwrap(),
+            easy.to_str().unwrap(),
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            stderr.contains("jobs.csv has 9900 job rows but summary.json counts 10000 jobs"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Without summary.json (a killed run) the folder is not a run.
+    std::fs::remove_file(out.join("fcfs/summary.json")).unwrap();
+    let o = run(&[
+        "plot",
+        out.join("fcfs").to_str().unwrap(),
+        "-o",
+        plot_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("is not a finished run: it has no summary.json"),
+        "{stderr}"
+    );
+}

@@ -168,7 +168,30 @@ fn errors_say_what_to_do() {
     let o = run(&["simulate", "-w", s(&no_header)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        text(&o.stderr).contains("neither MaxProcs nor MaxNodes; give --procs"),
+        text(&o.stderr).contains("MaxProcs is absent and MaxNodes is absent; give --procs"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A zero machine size is named as such, not reported missing.
+    let zero = dir.join("zero.swf");
+    std::fs::write(
+        &zero,
+        "; MaxProcs: 0\n1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let o = run(&["simulate", "-w", s(&zero)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("MaxProcs is \"0\" and MaxNodes is absent; give --procs"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A negative value reaches the range check instead of clap's
+    // "unexpected argument '-1'".
+    let o = run(&["simulate", "-w", s(&zero), "--procs", "4", "--tau", "-1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("tau must be at least 1 s, not -1"),
         "{}",
         text(&o.stderr)
     );
@@ -315,5 +338,48 @@ fn schedule_swf_counts_dates_and_statuses_are_the_simulated_ones() {
             .iter()
             .any(|w| w.as_str().unwrap().starts_with("1 of 4 jobs (25.0%)")),
         "{warnings:?}"
+    );
+}
+
+#[test]
+fn input_problems_are_listed_before_the_results() {
+    let dir = temp_dir("input-problems");
+    let path = dir.join("mixed.swf");
+    // Line 4 has 3 fields (skipped in lenient mode); job 1 appears twice;
+    // MaxProcs is given twice with different values.
+    std::fs::write(
+        &path,
+        "; MaxProcs: 10\n; MaxProcs: 12\n\
+         1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n\
+         bad line here\n\
+         1 3 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let o = run(&["simulate", "-w", s(&path), "-p", "easy", "--lenient"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report = text(&o.stdout);
+    for expected in [
+        "read: 1 line skipped (1 wrong number of fields); first: line 4:",
+        "warning: 1 job number given to more than one job (1 extra job); e.g. job 1 at records 1, 2",
+        "warning: header key MaxProcs is given 2 times with different values (\"10\", \"12\"); the first is used",
+    ] {
+        assert!(report.contains(expected), "{expected}\n{report}");
+    }
+    // `easy:order=fcfs` is `easy`: one output folder for two runs.
+    let o = run(&[
+        "simulate",
+        "-w",
+        s(&path),
+        "-p",
+        "easy",
+        "-p",
+        "easy:order=fcfs",
+        "--lenient",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("policy `easy` is given twice"),
+        "{}",
+        text(&o.stderr)
     );
 }

@@ -356,3 +356,115 @@ fn bad_specs_are_reported() {
     assert!(stderr.contains("policy `los:lookahead=ten`"), "{stderr}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn untrusted_cells_run_again_names_stay_inside_and_a_running_sweep_is_not_doubled() {
+    let dir = temp_dir("robust");
+    write_fixture(&dir);
+    let spec = dir.join("odd.toml");
+    // A workload name that would climb out of plots/ and a policy spec
+    // with a comma (quoted in the CSV).
+    fs::write(
+        &spec,
+        r#"
+name = "odd"
+loads = [0.8]
+policies = ["easy", "los:lookahead=5,merit=maxjobs"]
+metrics = ["wait.mean"]
+
+[[workload]]
+name = "../../x y"
+file = "tiny.swf"
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
+
+    // An emptied result file and one holding the other cell's result are
+    // not results: both cells run again, with a warning each.
+    let cells = cell_files(&out);
+    assert_eq!(cells.len(), 2);
+    let names: Vec<&String> = cells.keys().collect();
+    fs::write(out.join("cells").join(names[0]), b"").unwrap();
+    fs::write(out.join("cells").join(names[1]), &cells[names[0]]).unwrap();
+    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
+    let report = ok(&output);
+    assert!(
+        report.contains("2 cells (shard 0/1): 0 already finished, 2 run (2 of them again"),
+        "{report}"
+    );
+    let warnings = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(warnings.contains("not a cell result"), "{warnings}");
+    assert!(
+        warnings.contains("it holds another cell's result"),
+        "{warnings}"
+    );
+    assert_eq!(
+        cell_files(&out),
+        cells,
+        "rerun cells differ from the first run"
+    );
+
+    // A figure no longer drawn (as after a workload is renamed) is removed.
+    let stale = out.join("plots").join("old-name");
+    fs::create_dir_all(&stale).unwrap();
+    fs::write(stale.join("wait_mean.svg"), "<svg/>").unwrap();
+    let report = ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--merge"]));
+    assert!(
+        report.contains("1 figures of earlier merges removed"),
+        "{report}"
+    );
+    assert!(!stale.exists());
+    // The odd name became one folder inside plots/; nothing outside.
+    assert!(
+        out.join("plots/_.._.._x_y/wait_mean.svg").exists(),
+        "{report}"
+    );
+    assert!(!dir.join("x y").exists() && !out.join("x y").exists());
+    let results = fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(
+        results.contains("\"los:lookahead=5,merit=maxjobs\""),
+        "{results}"
+    );
+
+    // While a sweep holds the shard's lock, a second one refuses.
+    let lock = fs::OpenOptions::new()
+        .write(true)
+        .open(out.join(".lock-shard-0-of-1"))
+        .expect("the first sweep left its lock file");
+    lock.lock().unwrap();
+    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        stderr.contains("another sweep is running shard 0/1"),
+        "{stderr}"
+    );
+    lock.unlock().unwrap();
+    ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
+
+    // Names that would share one folder are refused.
+    let clash = dir.join("clash.toml");
+    fs::write(
+        &clash,
+        r#"
+loads = [0.8]
+policies = ["easy"]
+[[workload]]
+name = "a/b"
+file = "tiny.swf"
+[[workload]]
+name = "a_b"
+file = "tiny.swf"
+"#,
+    )
+    .unwrap();
+    let output = xtask(&["sweep", s(&clash), "--out", s(&out)]);
+    assert_ne!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        stderr.contains("workload names `a/b` and `a_b` both become the folder plots/a_b"),
+        "{stderr}"
+    );
+}

@@ -246,7 +246,7 @@ impl CwfParams {
         }
         self.estimate.validate("estimate")?;
         check_probability("dedicated_prob", self.dedicated_prob)?;
-        check_positive("start_delay_mean", self.start_delay_mean)?;
+        check_mean_seconds("start_delay_mean", self.start_delay_mean)?;
         check_probability("extend_prob", self.extend_prob)?;
         check_probability("reduce_prob", self.reduce_prob)?;
         if self.exclusive_commands && self.extend_prob + self.reduce_prob > 1.0 {
@@ -261,16 +261,42 @@ impl CwfParams {
             ("reduce_amount", self.reduce_amount),
         ] {
             match amount {
-                CommandAmount::Seconds { mean } => check_positive(&format!("{name}.mean"), mean)?,
+                CommandAmount::Seconds { mean } => {
+                    check_mean_seconds(&format!("{name}.mean"), mean)?;
+                }
                 CommandAmount::Relative { mean_fraction } => {
                     check_positive(&format!("{name}.mean_fraction"), mean_fraction)?;
+                    if mean_fraction > MAX_MEAN_FRACTION {
+                        return Err(ParamsError::new(
+                            &format!("{name}.mean_fraction"),
+                            mean_fraction,
+                            "at most 1000",
+                        ));
+                    }
                 }
             }
         }
         if let CommandTime::AfterSubmit { mean } = self.command_time {
-            check_positive("command_time.mean", mean)?;
+            check_mean_seconds("command_time.mean", mean)?;
         }
         Ok(())
+    }
+}
+
+/// The largest mean, in seconds, of an exponentially drawn delay or
+/// amount: about 32 years. A draw beyond 2^53 s (the simulator's time
+/// limit) would be 9 million means out, which does not happen.
+const MAX_MEAN_SECONDS: f64 = 1e9;
+
+/// The largest mean extension or reduction relative to the runtime.
+const MAX_MEAN_FRACTION: f64 = 1e3;
+
+fn check_mean_seconds(name: &str, mean: f64) -> Result<(), ParamsError> {
+    check_positive(name, mean)?;
+    if mean <= MAX_MEAN_SECONDS {
+        Ok(())
+    } else {
+        Err(ParamsError::new(name, mean, "at most 1e9 seconds"))
     }
 }
 
@@ -911,18 +937,71 @@ mod tests {
     }
 
     #[test]
-    fn extreme_means_saturate_instead_of_overflowing() {
-        let params = CwfParams {
+    fn extreme_means_are_refused_and_the_largest_allowed_stay_in_range() {
+        let largest = CwfParams {
             dedicated_prob: 1.0,
-            start_delay_mean: 1e300,
+            start_delay_mean: 1e9,
             extend_prob: 1.0,
-            extend_amount: CommandAmount::Seconds { mean: 1e300 },
-            command_time: CommandTime::AfterSubmit { mean: 1e300 },
-            estimate: EstimateParams::f_model(1e300).rounded(),
+            extend_amount: CommandAmount::Seconds { mean: 1e9 },
+            command_time: CommandTime::AfterSubmit { mean: 1e9 },
+            estimate: EstimateParams::f_model(1000.0).rounded(),
             ..CwfParams::default()
         };
-        let lines = CwfGenerator::new(params, 1).unwrap().generate(50);
-        assert!(lines.iter().filter(|r| !r.is_command()).count() == 50);
+        let lines = CwfGenerator::new(largest.clone(), 1).unwrap().generate(50);
+        assert_eq!(lines.iter().filter(|r| !r.is_command()).count(), 50);
+        // Every time and amount written is inside the readers' 2^53 s.
+        let limit = 1u64 << 53;
+        for line in &lines {
+            let cwf = line.cwf.as_ref().unwrap();
+            for value in [
+                line.submit_time,
+                line.run_time,
+                line.requested_time,
+                cwf.requested_start_time,
+                cwf.amount,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(value < limit, "{value} in {line:?}");
+            }
+        }
+        for (params, name) in [
+            (
+                CwfParams {
+                    start_delay_mean: 1e300,
+                    ..largest.clone()
+                },
+                "start_delay_mean",
+            ),
+            (
+                CwfParams {
+                    extend_amount: CommandAmount::Seconds { mean: 1.1e9 },
+                    ..largest.clone()
+                },
+                "extend_amount.mean",
+            ),
+            (
+                CwfParams {
+                    command_time: CommandTime::AfterSubmit { mean: 1e300 },
+                    ..largest.clone()
+                },
+                "command_time.mean",
+            ),
+            (
+                CwfParams {
+                    estimate: EstimateParams::f_model(1e300),
+                    ..largest.clone()
+                },
+                "estimate.f",
+            ),
+        ] {
+            let error = params.validate().unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("parameter {name} is ")),
+                "{error}"
+            );
+        }
     }
 
     #[test]

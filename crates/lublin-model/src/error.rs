@@ -6,7 +6,7 @@
 #[non_exhaustive]
 pub enum ParamsError {
     /// The named parameter has a value outside its valid range.
-    #[error("parameter {name} is {value}, expected {expected}")]
+    #[error("parameter {name} is {shown}, expected {expected}", shown = readable(*.value))]
     OutOfRange {
         /// Dotted path of the parameter, e.g. `batch.size.serial_prob`.
         name: String,
@@ -15,6 +15,15 @@ pub enum ParamsError {
         /// What a valid value looks like.
         expected: &'static str,
     },
+}
+
+/// `1e300` rather than three hundred digits; ordinary values as written.
+fn readable(value: f64) -> String {
+    if value != 0.0 && value.is_finite() && !(1e-4..1e15).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
+    }
 }
 
 impl ParamsError {

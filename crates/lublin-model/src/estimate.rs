@@ -68,10 +68,12 @@ impl EstimateParams {
             EstimateModel::Exact => Ok(()),
             EstimateModel::FModel { f } => {
                 check_finite(&format!("{name}.f"), f)?;
-                if f >= 1.0 {
+                // Above 1,000 an estimate can leave the 2^53 s time range
+                // (runtimes reach e^22 s); Mu'alem and Feitelson used f <= 10.
+                if (1.0..=1000.0).contains(&f) {
                     Ok(())
                 } else {
-                    Err(ParamsError::new(&format!("{name}.f"), f, "at least 1"))
+                    Err(ParamsError::new(&format!("{name}.f"), f, "in [1, 1000]"))
                 }
             }
         }

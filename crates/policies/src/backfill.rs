@@ -151,6 +151,14 @@ impl Backfill {
         policy
     }
 
+    /// The same policy under another name (a spec naming its
+    /// configuration files, so that two configurations compare apart).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// The multifactor priority engine (order `multifactor`).
     pub fn multifactor(&self) -> Option<&Multifactor> {
         self.multifactor.as_deref()

@@ -369,9 +369,14 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
             ));
         }
         let (priority, _) = slurm_config(&options)?;
-        return Ok(Box::new(
-            Backfill::new(order, depth).with_multifactor(priority),
-        ));
+        let mut policy = Backfill::new(order, depth).with_multifactor(priority);
+        if ["conf", "shares", "cpus-per-node"]
+            .iter()
+            .any(|key| options.get(key).is_some())
+        {
+            policy = policy.named(spec.to_string());
+        }
+        return Ok(Box::new(policy));
     }
     Ok(Box::new(Backfill::new(order, depth)))
 }

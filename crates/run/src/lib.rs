@@ -39,6 +39,7 @@
 mod figure;
 mod groups;
 mod plot;
+mod progress;
 mod run_dir;
 mod simulate;
 mod simulate_split;
@@ -49,6 +50,7 @@ pub use plot::{
     BUCKETS, GanttColor, LineChart, PlotError, Series, SeriesStyle, gantt, line_chart,
     queue_length_series, run_curves, started_out_of_order, utilization_series, wait_cdf,
 };
+pub use progress::Progress;
 pub use run_dir::{RunDir, RunDirError, RunJob};
 pub use simulate::{
     BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
@@ -56,5 +58,6 @@ pub use simulate::{
     SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
     apply_slurm_files, builtin_params, completed_jobs, is_batsim_json, jobs_csv, list_policies,
     load_workload, metrics_config, prepare_workload, read_workload, run_policy, run_policy_object,
-    run_policy_with, run_warnings, segments_csv, simulate, summary_json, write_run,
+    run_policy_with, run_warnings, segments_csv, simulate, simulate_observed, summary_json,
+    workload_notes, write_run,
 };

@@ -81,6 +81,24 @@ pub enum RunDirError {
         #[source]
         source: csv::Error,
     },
+    /// summary.json is missing: the folder is not a finished run
+    /// (simulate writes it last).
+    #[error("{} is not a finished run: it has no summary.json (simulate writes it last; run it again)", dir.display())]
+    Unfinished {
+        /// The run folder.
+        dir: PathBuf,
+    },
+    /// jobs.csv and summary.json disagree on the number of jobs: the folder
+    /// mixes two runs or a file was cut short.
+    #[error("{}: jobs.csv has {rows} job rows but summary.json counts {jobs} jobs; the folder mixes runs or a file was cut short (run simulate again)", dir.display())]
+    Inconsistent {
+        /// The run folder.
+        dir: PathBuf,
+        /// Rows of jobs.csv.
+        rows: usize,
+        /// Jobs per summary.json.
+        jobs: u64,
+    },
     /// jobs.csv lacks a column.
     #[error("{path}: the header has no column `{column}`")]
     MissingColumn {
@@ -114,12 +132,26 @@ impl RunDir {
             fs::read_to_string(&path).map_err(|source| RunDirError::Io { path, source })
         };
         let summary_path = dir.join("summary.json");
-        let summary =
+        if !summary_path.exists() {
+            return Err(RunDirError::Unfinished {
+                dir: dir.to_path_buf(),
+            });
+        }
+        let summary: serde_json::Value =
             serde_json::from_str(&read("summary.json")?).map_err(|source| RunDirError::Json {
                 path: summary_path,
                 source,
             })?;
         let (mut jobs, rejected, rows) = parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"))?;
+        if let Some(counted) = summary["normalization"]["jobs"].as_u64()
+            && counted != rows.len() as u64
+        {
+            return Err(RunDirError::Inconsistent {
+                dir: dir.to_path_buf(),
+                rows: rows.len(),
+                jobs: counted,
+            });
+        }
         let segments_path = dir.join("segments.csv");
         if segments_path.exists() {
             let text = read("segments.csv")?;

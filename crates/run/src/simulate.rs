@@ -55,7 +55,10 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicI64;
 use std::time::{Duration, Instant};
+
+use crate::progress::Progress;
 
 use crate::groups::{GroupReport, ObjectiveValue, group_report};
 use lublin_model::{CwfParams, EstimateParams, LublinGenerator, LublinParams};
@@ -67,10 +70,11 @@ use schedsim_policies::{
     PolicySpec, SharesFile, SlurmConf, SlurmConfError, SpecError, build_policy,
 };
 use schedsim_sim_core::{
-    Calendar, CalendarError, DeadlineFileError, Deadlines, EstimateSource, EventOrder, FinalState,
-    Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError, LoadMethod,
-    Normalization, OverrunRule, ScaleError, ScaleReport, Schedule, SimError, SimOptions,
-    SimultaneousEnds, Strictness, SwitchOverhead, change_load, simulate_with,
+    Calendar, CalendarError, DeadlineFileError, Deadlines, Decisions, EstimateSource, EventOrder,
+    FinalState, Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError,
+    LoadMethod, Normalization, OverrunRule, ScaleError, ScaleReport, Schedule, SimError,
+    SimOptions, Simulation, SimultaneousEnds, Strictness, SwitchOverhead, change_load,
+    simulate_with,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -355,6 +359,137 @@ pub enum Ends {
     Together,
 }
 
+/// "MaxProcs is 0 and MaxNodes is absent": why neither header key gives a
+/// machine size (absent, zero or not a number).
+fn machine_size_keys(header: &workload_format::Header) -> String {
+    let describe = |key: &str| match header.get(key) {
+        None => format!("{key} is absent"),
+        Some(value) => format!("{key} is {value:?}"),
+    };
+    format!("{} and {}", describe("MaxProcs"), describe("MaxNodes"))
+}
+
+/// What a user should know about the input before reading the results:
+/// the lines lenient mode skipped or kept with a warning (by reason, with
+/// the first example), job numbers given to more than one job (results name
+/// jobs by number), and header keys given twice with different values (the
+/// first one is used).
+pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(read) = &loaded.read_summary
+        && !read.issues.is_empty()
+    {
+        let reasons: Vec<String> = read
+            .issues
+            .iter()
+            .map(|(reason, count)| format!("{count} {}", reason.description()))
+            .collect();
+        let first = read
+            .examples
+            .first()
+            .map(|issue| format!("; first: line {}: {}", issue.line, issue.error))
+            .unwrap_or_default();
+        notes.push(format!(
+            "read: {} skipped ({}){first}",
+            plural(read.skipped_lines, "line"),
+            reasons.join(", ")
+        ));
+    }
+    let submissions = || {
+        loaded
+            .workload
+            .records
+            .iter()
+            .filter(|record| !record.is_command())
+    };
+    // Logs are usually numbered in increasing order: no sort needed then.
+    let increasing = submissions()
+        .zip(submissions().skip(1))
+        .all(|(a, b)| a.job_number < b.job_number);
+    let mut numbers: Vec<(u64, usize)> = loaded
+        .workload
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, record)| !increasing && !record.is_command())
+        .map(|(index, record)| (record.job_number, index))
+        .collect();
+    numbers.sort_unstable();
+    let repeated: Vec<&[(u64, usize)]> = numbers
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() > 1)
+        .collect();
+    if let Some(first) = repeated.first() {
+        let extra: usize = repeated.iter().map(|group| group.len() - 1).sum();
+        notes.push(format!(
+            "warning: {} given to more than one job ({}); e.g. job {} at records {}; \
+             results name jobs by number, so renumber the input",
+            plural(repeated.len() as u64, "job number"),
+            plural(extra as u64, "extra job"),
+            first[0].0,
+            first
+                .iter()
+                .map(|(_, index)| (index + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let header = &loaded.workload.header;
+    let mut keys: Vec<String> = header
+        .entries()
+        .map(|(key, _)| key.to_ascii_lowercase())
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for key in keys {
+        let values: Vec<&str> = header.get_all(&key).collect();
+        let mut distinct = values.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() > 1 && !REPEATABLE_HEADER_KEYS.contains(&key.as_str()) {
+            let written = header
+                .entries()
+                .find(|(k, _)| k.eq_ignore_ascii_case(&key))
+                .map_or(key.as_str(), |(k, _)| k);
+            notes.push(format!(
+                "warning: header key {written} is given {} times with different values ({}); \
+                 the first is used",
+                values.len(),
+                values
+                    .iter()
+                    .map(|v| format!("{v:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    notes
+}
+
+/// "1 line", "2 lines".
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// Header keys the SWF definition lets repeat (lower case).
+const REPEATABLE_HEADER_KEYS: &[&str] =
+    &["note", "queue", "partition", "information", "conversion"];
+
+/// The `--lenient` hint, for the errors it can help with (a bad job or
+/// command, not a machine that cannot exist).
+fn lenient_hint(error: &JobModelError) -> &'static str {
+    match error {
+        JobModelError::Rejected { .. } | JobModelError::BadCommand { .. } => {
+            " (use --lenient to drop such jobs and count them)"
+        }
+        _ => "",
+    }
+}
+
 /// Why `simulate` failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -375,12 +510,13 @@ pub enum SimulateError {
         source: io::Error,
     },
     /// The machine size is not known.
-    #[error(
-        "the machine size is unknown: the header of {path} has neither MaxProcs nor MaxNodes; give --procs"
-    )]
+    #[error("the machine size is unknown: in the header of {path}, {found}; give --procs")]
     NoMachineSize {
         /// The workload.
         path: PathBuf,
+        /// What the header says of MaxProcs and MaxNodes, e.g. "MaxProcs
+        /// is 0 and MaxNodes is absent".
+        found: String,
     },
     /// A processor count does not fit.
     #[error("the machine size {0} is too large (at most {max} processors)", max = u32::MAX)]
@@ -399,8 +535,11 @@ pub enum SimulateError {
         "{0} was given but no policy uses it (slurm-backfill, or fcfs/easy/backfill with order=multifactor)"
     )]
     SlurmFileUnused(&'static str),
+    /// Two --policy values name the same policy with the same options.
+    #[error("policy `{0}` is given twice (compare different policies or options)")]
+    DuplicatePolicy(String),
     /// The records cannot be simulated on this machine.
-    #[error("cannot simulate this workload (use --lenient to drop such jobs and count them)")]
+    #[error("cannot simulate this workload{hint}", hint = lenient_hint(.0))]
     JobModel(#[from] JobModelError),
     /// The built-in generator failed.
     #[error("cannot generate the built-in workload: {0}")]
@@ -621,6 +760,7 @@ pub fn prepare_workload(
             .or(workload.header.max_nodes().filter(|&n| n > 0))
             .ok_or_else(|| SimulateError::NoMachineSize {
                 path: args.workload.clone().unwrap_or_default(),
+                found: machine_size_keys(&workload.header),
             })?,
     };
     let scale = crate::groups::scale_workload(args, &mut workload, procs)?;
@@ -852,8 +992,41 @@ pub fn run_policy_object(
     config: &MetricsConfig,
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
+    run_policy_clocked(jobs, policy, spec, config, options, None)
+}
+
+/// [`run_policy_object`], publishing the simulated time to `clock` now and
+/// then.
+fn run_policy_clocked(
+    jobs: &JobSet,
+    policy: &mut dyn schedsim_sim_core::Policy,
+    spec: PolicySpec,
+    config: &MetricsConfig,
+    options: &SimOptions,
+    clock: Option<&AtomicI64>,
+) -> Result<PolicyRun, SimulateError> {
     let started = Instant::now();
-    let schedule = simulate_with(jobs, policy, options)?;
+    let schedule = match clock {
+        None => simulate_with(jobs, policy, options)?,
+        Some(clock) => {
+            // simulate_with's loop, publishing the time every 4,096 steps
+            // (a relaxed store: nothing here waits for the reader).
+            let mut simulation =
+                Simulation::new(jobs, options, policy.name(), policy.capabilities());
+            let mut decisions = Decisions::new();
+            let mut steps: u32 = 0;
+            while simulation.advance() {
+                steps = steps.wrapping_add(1);
+                if steps.is_multiple_of(4096) {
+                    clock.store(simulation.now(), std::sync::atomic::Ordering::Relaxed);
+                }
+                decisions.clear();
+                policy.schedule(&simulation.view(), &mut decisions);
+                simulation.apply(&decisions)?;
+            }
+            simulation.finish()?
+        }
+    };
     let elapsed = started.elapsed();
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
@@ -908,6 +1081,30 @@ pub fn simulate(
     args: &SimulateArgs,
     out: &mut dyn Write,
 ) -> Result<SimulateOutcome, SimulateError> {
+    simulate_observed(args, out, &Progress::new())
+}
+
+/// [`simulate`], reporting how far it has got in `progress` (read it from
+/// another thread, e.g. to draw a progress bar); `progress` says it is done
+/// when this returns, whatever the outcome.
+///
+/// # Errors
+/// See [`SimulateError`].
+pub fn simulate_observed(
+    args: &SimulateArgs,
+    out: &mut dyn Write,
+    progress: &Progress,
+) -> Result<SimulateOutcome, SimulateError> {
+    let outcome = simulate_inner(args, out, progress);
+    progress.end();
+    outcome
+}
+
+fn simulate_inner(
+    args: &SimulateArgs,
+    out: &mut dyn Write,
+    progress: &Progress,
+) -> Result<SimulateOutcome, SimulateError> {
     let names: Vec<&str> = if !args.policies.is_empty() {
         args.policies.iter().map(String::as_str).collect()
     } else if args.slurm_conf.is_some() || args.slurm_shares.is_some() {
@@ -920,17 +1117,43 @@ pub fn simulate(
         .map(|name| name.parse::<PolicySpec>())
         .collect::<Result<Vec<_>, _>>()?;
     let slurm_warnings = apply_slurm_files(args, &mut specs)?;
-    // Fail on a bad spec before reading a large workload.
-    for spec in &specs {
-        build_policy(spec)?;
+    // Fail on a bad spec before reading a large workload. Two specs that
+    // name the same policy (by its canonical name, so `easy` and
+    // `easy:order=fcfs` are one) would race for one output folder.
+    let mut canonical = specs
+        .iter()
+        .map(|spec| build_policy(spec).map(|policy| policy.name().to_owned()))
+        .collect::<Result<Vec<_>, _>>()?;
+    canonical.sort_unstable();
+    if let Some(pair) = canonical.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(SimulateError::DuplicatePolicy(pair[0].clone()));
     }
     let loaded = load_workload(args)?;
     let config = metrics_config(args, loaded.jobs.model().procs);
     let options = args.sim_options();
+    let submits = loaded.jobs.jobs().iter().map(|job| job.submit);
+    let first = submits.clone().min().unwrap_or(0);
+    let last = submits.max().unwrap_or(0);
+    let clocks = progress.begin(first, last, specs.len());
     let runs = std::thread::scope(|scope| {
         let handles: Vec<_> = specs
             .iter()
-            .map(|spec| scope.spawn(|| run_policy_with(&loaded.jobs, spec, &config, &options)))
+            .zip(&clocks)
+            .map(|(spec, clock)| {
+                scope.spawn(|| {
+                    let mut policy = build_policy(spec)?;
+                    let run = run_policy_clocked(
+                        &loaded.jobs,
+                        &mut *policy,
+                        spec.clone(),
+                        &config,
+                        &options,
+                        Some(clock),
+                    );
+                    Progress::end_run(clock);
+                    run
+                })
+            })
             .collect();
         handles
             .into_iter()
@@ -1495,6 +1718,9 @@ fn report(
         n.killed_at_estimate,
     )?;
     crate::simulate_split::report_commands(n, out)?;
+    for line in workload_notes(loaded) {
+        writeln!(out, "{line}")?;
+    }
     writeln!(out)?;
     let width = runs
         .iter()

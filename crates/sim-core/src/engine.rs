@@ -1007,7 +1007,7 @@ impl<'a> Simulation<'a> {
         match state {
             JobState::Waiting => {
                 run.limit = limit.max(1);
-                if self.state.queue.binary_search(&id).is_ok() {
+                if self.state.queue.contains(id) {
                     let size = self.jobs.job(id).size;
                     self.state
                         .fit
@@ -1345,19 +1345,18 @@ impl<'a> Simulation<'a> {
     }
 
     /// Removes the jobs started or rejected in this `apply` from the batch
-    /// queue, which is sorted by id: a few by binary search, many in one
-    /// pass.
+    /// queue (see [`ArrivalQueue`](crate::state::ArrivalQueue)).
     fn compact_queue(&mut self) {
         let queue = &mut self.state.queue;
+        // A few leaving jobs (a start and some backfills, anywhere in the
+        // queue) each move the shorter side of the queue; a burst (many
+        // starts when a wide job ends) is removed in one pass.
         if self.leaving_queue.len() <= 8 {
-            for id in &self.leaving_queue {
-                if let Ok(position) = queue.binary_search(id) {
-                    queue.remove(position);
-                }
+            for &id in &self.leaving_queue {
+                queue.remove(id);
             }
         } else {
-            let runs = &self.state.runs;
-            queue.retain(|id| runs[id.index()].state == JobState::Waiting);
+            queue.remove_all(&mut self.leaving_queue);
         }
         self.leaving_queue.clear();
     }

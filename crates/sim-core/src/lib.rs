@@ -115,7 +115,9 @@ pub use job::{
     Change, CommandRejection, Deadline, DeadlineKind, ElasticCommand, EstimateSource, Job, JobId,
     JobModel, JobSet, Normalization, OverrunRule, Rejection, Strictness,
 };
-pub use load::{LoadChange, LoadError, LoadMethod, OfferedLoad, change_load, offered_load};
+pub use load::{
+    LoadChange, LoadError, LoadMethod, MAX_LOAD_PICKS, OfferedLoad, change_load, offered_load,
+};
 pub use machine::ProcRange;
 pub use policy::{Action, Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
 pub use profile::{AvailabilityProfile, Checkpoint, ProfileError};

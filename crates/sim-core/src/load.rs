@@ -147,6 +147,11 @@ pub struct LoadChange {
     pub duplicates: Vec<(u64, u64)>,
 }
 
+/// The most copies (`duplicate`) or stretches (`expand`) a load change
+/// makes: ten million, about 2 GB of records, far beyond any experiment in
+/// the papers (the QoPS paper raises the load by at most 1.6 times).
+pub const MAX_LOAD_PICKS: u64 = 10_000_000;
+
 /// Why the load could not be changed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -171,6 +176,23 @@ pub enum LoadError {
         target: f64,
         /// The current load.
         current: f64,
+    },
+    /// Duplication or expansion would need more random picks than
+    /// [`MAX_LOAD_PICKS`] (refused before anything is allocated).
+    #[error(
+        "{method} to load {target} from {current:.4} needs {picks} picks (copies or stretches), more than the limit of {limit}; raise the load less or use --load-method scale",
+        method = method.as_str(),
+        limit = MAX_LOAD_PICKS
+    )]
+    TooManyPicks {
+        /// The method.
+        method: LoadMethod,
+        /// The target.
+        target: f64,
+        /// The current load.
+        current: f64,
+        /// Picks it would need.
+        picks: f64,
     },
     /// A scaled time or runtime does not fit in 63 bits.
     #[error("job {job_number}: the changed time {value} is out of range")]
@@ -278,7 +300,16 @@ pub fn change_load(
                 });
             }
             let factor = target / current.load;
-            let picks = ((factor - 1.0) * current.jobs as f64).round() as u64;
+            let picks = ((factor - 1.0) * current.jobs as f64).round();
+            if picks.is_nan() || picks > MAX_LOAD_PICKS as f64 {
+                return Err(LoadError::TooManyPicks {
+                    method,
+                    target,
+                    current: current.load,
+                    picks,
+                });
+            }
+            let picks = picks as u64;
             let changed = if method == LoadMethod::Duplicate {
                 let (changed, pairs) = duplicate(records, picks, seed)?;
                 duplicates = pairs;
@@ -688,5 +719,18 @@ mod tests {
             change_load(&workload(), 4, 1e-30, LoadMethod::Scale, 0),
             Err(LoadError::OutOfRange { .. })
         ));
+        // Load 0.75 over 3 jobs to 1e7: (1e7 / 0.75 - 1) * 3 = 4e7 - 3
+        // picks, above the 1e7 limit: refused before allocating them.
+        for method in [LoadMethod::Duplicate, LoadMethod::Expand] {
+            assert_eq!(
+                change_load(&workload(), 4, 1e7, method, 0).unwrap_err(),
+                LoadError::TooManyPicks {
+                    method,
+                    target: 1e7,
+                    current: 0.75,
+                    picks: 39_999_997.0
+                }
+            );
+        }
     }
 }

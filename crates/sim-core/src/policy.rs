@@ -150,7 +150,7 @@ impl<'a> View<'a> {
             state.runs[id.index()].state = JobState::Waiting;
             state.fit.insert(id.index(), job.size, job.estimate);
         }
-        state.queue = queue.to_vec();
+        state.queue = crate::state::ArrivalQueue::from_ids(queue);
         for (sequence, &(id, start)) in running.iter().enumerate() {
             let size = jobs[id.index()].size;
             assert!(
@@ -300,7 +300,7 @@ impl<'a> View<'a> {
 
     /// Waiting jobs in arrival order (submit time, then input order).
     pub fn queue(&self) -> &'a [JobId] {
-        &self.state.queue
+        self.state.queue.as_slice()
     }
 
     /// Waiting dedicated jobs by requested start time (ties by arrival),

@@ -81,13 +81,122 @@ pub(crate) struct RunningEntry {
     pub(crate) start: Time,
 }
 
+/// The waiting batch jobs in arrival (= id) order, with the jobs that
+/// left from its front cut off by an offset rather than moved: a start near
+/// the head of a long queue (every FCFS start, most EASY starts) shifts the
+/// few jobs ahead of it by one instead of the whole queue behind it, so a
+/// queue of 100,000 jobs costs no more per start than a short one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ArrivalQueue {
+    /// `ids[head..]` is the queue; `ids[..head]` are stale.
+    ids: Vec<JobId>,
+    head: usize,
+}
+
+impl ArrivalQueue {
+    pub(crate) fn as_slice(&self) -> &[JobId] {
+        &self.ids[self.head..]
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len() - self.head
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends a job that arrived after every job in the queue.
+    pub(crate) fn push(&mut self, id: JobId) {
+        debug_assert!(self.ids.last().is_none_or(|&last| last < id));
+        self.ids.push(id);
+    }
+
+    pub(crate) fn contains(&self, id: JobId) -> bool {
+        self.as_slice().binary_search(&id).is_ok()
+    }
+
+    /// Removes `id` if queued, moving whichever side of it is shorter.
+    pub(crate) fn remove(&mut self, id: JobId) {
+        let Ok(position) = self.as_slice().binary_search(&id) else {
+            return;
+        };
+        let at = self.head + position;
+        if position < self.len() / 2 {
+            self.ids.copy_within(self.head..at, self.head + 1);
+            self.head += 1;
+            // Keep the stale prefix at most as long as the queue itself.
+            if self.head > 64 && self.head > self.len() {
+                self.ids.drain(..self.head);
+                self.head = 0;
+            }
+        } else {
+            self.ids.remove(at);
+        }
+    }
+
+    /// Removes the queued jobs among `leaving` (sorted here), in one pass
+    /// over the queue's front up to the last of them: the jobs ahead are
+    /// shifted towards the back and the head moves up, so the cost is the
+    /// position of the deepest leaving job, not the queue's length.
+    pub(crate) fn remove_all(&mut self, leaving: &mut [JobId]) {
+        leaving.sort_unstable();
+        let queue = self.as_slice();
+        let Some(&deepest) = leaving.last() else {
+            return;
+        };
+        // Queue positions [0, end) hold every leaving job.
+        let end = match queue.binary_search(&deepest) {
+            Ok(position) => position + 1,
+            Err(position) => position,
+        };
+        let (window_start, window_end) = (self.head, self.head + end);
+        // Walk the window from its back, writing the kept jobs to its back.
+        let mut write = window_end;
+        let mut next_leaving = leaving.len();
+        for read in (window_start..window_end).rev() {
+            let id = self.ids[read];
+            while next_leaving > 0 && leaving[next_leaving - 1] > id {
+                next_leaving -= 1;
+            }
+            if next_leaving > 0 && leaving[next_leaving - 1] == id {
+                next_leaving -= 1;
+                continue;
+            }
+            write -= 1;
+            self.ids[write] = id;
+        }
+        self.head = write;
+        if self.head > 64 && self.head > self.len() {
+            self.ids.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    /// Keeps the jobs for which `keep` holds.
+    #[cfg(test)]
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&JobId) -> bool) {
+        self.ids.drain(..self.head);
+        self.head = 0;
+        self.ids.retain(keep);
+    }
+
+    /// A queue holding `ids` as given (views built by hand for tests).
+    pub(crate) fn from_ids(ids: &[JobId]) -> Self {
+        Self {
+            ids: ids.to_vec(),
+            head: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SimState {
     pub(crate) machine: Machine,
     pub(crate) runs: Vec<JobRun>,
     pub(crate) ranges: Vec<ProcRange>,
     /// Waiting batch jobs, in arrival (= id) order.
-    pub(crate) queue: Vec<JobId>,
+    pub(crate) queue: ArrivalQueue,
     /// Waiting dedicated jobs, by (requested start, id).
     pub(crate) dedicated: Vec<JobId>,
     /// Suspended (and suspending) jobs, by id.
@@ -119,7 +228,7 @@ impl SimState {
                 })
                 .collect(),
             ranges: Vec::with_capacity(jobs.len()),
-            queue: Vec::new(),
+            queue: ArrivalQueue::default(),
             dedicated: Vec::new(),
             suspended: Vec::new(),
             fit: FitIndex::new(jobs.len()),
@@ -161,5 +270,61 @@ impl SimState {
     pub(crate) fn insert_running(&mut self, entry: RunningEntry) {
         let position = self.running.partition_point(|e| e < &entry);
         self.running.insert(position, entry);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Any mix of arrivals and removals (by id, anywhere, or many at
+        /// once) leaves the queue equal to a plain vector doing the same.
+        #[test]
+        fn arrival_queue_equals_a_vector(ops in proptest::collection::vec((0u8..4, 0u32..64), 1..300)) {
+            let mut queue = ArrivalQueue::default();
+            let mut model: Vec<JobId> = Vec::new();
+            let mut next = 0u32;
+            for (op, value) in ops {
+                match op {
+                    0 | 1 => {
+                        queue.push(JobId(next));
+                        model.push(JobId(next));
+                        next += 1;
+                    }
+                    2 => {
+                        // Remove the value-th waiting job, or an absent id.
+                        let id = model.get(value as usize).copied().unwrap_or(JobId(next + value));
+                        queue.remove(id);
+                        model.retain(|&x| x != id);
+                    }
+                    _ if value % 2 == 0 => {
+                        queue.retain(|id| id.0 % (value + 2) != 0);
+                        model.retain(|id| id.0 % (value + 2) != 0);
+                    }
+                    _ => {
+                        // Every third waiting job from the value-th on,
+                        // plus an absent id, in reverse order.
+                        let mut leaving: Vec<JobId> = model
+                            .iter()
+                            .skip(value as usize % 8)
+                            .step_by(3)
+                            .copied()
+                            .chain([JobId(next + 5)])
+                            .rev()
+                            .collect();
+                        model.retain(|id| !leaving.contains(id));
+                        queue.remove_all(&mut leaving);
+                    }
+                }
+                prop_assert_eq!(queue.as_slice(), &model[..]);
+                prop_assert_eq!(queue.len(), model.len());
+                for id in &model {
+                    prop_assert!(queue.contains(*id));
+                }
+            }
+        }
     }
 }

@@ -191,6 +191,33 @@ fn absolute(path: &Path) -> PathBuf {
     })
 }
 
+/// Holds `out/.lock-shard-I-of-N` locked (an advisory lock the operating
+/// system drops when the process ends, however it ends) while this process
+/// runs that shard, so that a second sweep of the same shard on the same
+/// folder refuses instead of running every cell twice. Different shards
+/// (a Slurm job array) run side by side.
+fn lock_shard(out: &Path, (index, count): (usize, usize)) -> Result<fs::File, SweepError> {
+    let path = out.join(format!(".lock-shard-{index}-of-{count}"));
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(format!(
+            "another sweep is running shard {index}/{count} in {} (it holds {}); wait for it to finish or give another --out",
+            out.display(),
+            path.display()
+        )
+        .into()),
+        Err(fs::TryLockError::Error(e)) => {
+            Err(format!("cannot lock {}: {e}", path.display()).into())
+        }
+    }
+}
+
 /// Runs a sweep (see the crate docs): the cells, `--merge`, or `--slurm`.
 ///
 /// # Errors
@@ -249,12 +276,13 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
         let started = Instant::now();
         let report = merge::merge(&spec, &cells, &out)?;
         say!(
-            "merged {} cells into {} in {:.1} s ({} stray temporary files removed, {} result files of other specs left alone):",
+            "merged {} cells into {} in {:.1} s ({} stray temporary files removed, {} result files of other specs left alone, {} figures of earlier merges removed):",
             report.cells,
             out.display(),
             started.elapsed().as_secs_f64(),
             report.temp_removed,
-            report.foreign
+            report.foreign,
+            report.stale_figures_removed
         );
         for file in &report.written {
             say!("  {file}");
@@ -276,16 +304,18 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
     write_atomic(&out, "spec.toml", spec.text.as_bytes()).map_err(|e| e.to_string())?;
     write_atomic(&out, "sweep.json", json.as_bytes()).map_err(|e| e.to_string())?;
     let shard = args.shard.unwrap_or((0, 1));
+    let _lock = lock_shard(&out, shard)?;
     let started = Instant::now();
     let report = run::run(&spec, &cells, &out, shard, args.threads, !args.quiet)?;
     say!(
-        "{}: {} cells (shard {}/{}): {} already finished, {} run in {:.1} s; results in {}/cells",
+        "{}: {} cells (shard {}/{}): {} already finished, {} run ({} of them again: untrusted files) in {:.1} s; results in {}/cells",
         spec.name,
         report.cells,
         shard.0,
         shard.1,
         report.skipped,
         report.ran,
+        report.untrusted,
         started.elapsed().as_secs_f64(),
         out.display()
     );

@@ -22,8 +22,9 @@
 //! (each seed's batch-means interval is still in differentials.csv).
 
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use schedsim_metrics::{CompareConfig, Differential, compare};
@@ -44,6 +45,10 @@ pub struct MergeReport {
     pub foreign: usize,
     /// Files written.
     pub written: Vec<String>,
+    /// Figures under plots/ that this merge did not draw (a workload,
+    /// metric or load since removed from the spec), removed so that no
+    /// stale figure passes for a current one.
+    pub stale_figures_removed: usize,
 }
 
 /// The metric value at a dotted path of the run metrics.
@@ -66,8 +71,7 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
     let cells_dir = out.join("cells");
     let mut temp_removed = 0;
     let mut foreign = 0;
-    let known: std::collections::BTreeSet<String> =
-        cells.iter().map(|c| format!("{}.json", c.hash)).collect();
+    let known: BTreeSet<String> = cells.iter().map(|c| format!("{}.json", c.hash)).collect();
     let entries = fs::read_dir(&cells_dir)
         .map_err(|e| format!("cannot read {}: {e}", cells_dir.display()))?;
     for entry in entries {
@@ -199,12 +203,38 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         written.push("differentials.csv".to_owned());
     }
     written.extend(plots(spec, cells, &results, differentials.as_deref(), out)?);
+    let drawn: BTreeSet<PathBuf> = written.iter().map(|relative| out.join(relative)).collect();
+    let stale_figures_removed = remove_stale_figures(&out.join("plots"), &drawn)?;
     Ok(MergeReport {
         cells: results.len(),
         temp_removed,
         foreign,
         written,
+        stale_figures_removed,
     })
+}
+
+/// Removes the SVG files under `dir` (recursively) that are not in `drawn`,
+/// and folders left empty; returns how many figures it removed.
+fn remove_stale_figures(dir: &Path, drawn: &BTreeSet<PathBuf>) -> Result<usize, String> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            removed += remove_stale_figures(&path, drawn)?;
+            // Only succeeds when empty, which is the point.
+            let _ = fs::remove_dir(&path);
+        } else if path.extension().is_some_and(|ext| ext == "svg") && !drawn.contains(&path) {
+            fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 /// One policy's differentials against the baseline at one load and seed.
@@ -345,7 +375,7 @@ fn plots(
         Ok(())
     };
     for (w, workload) in spec.workloads.iter().enumerate() {
-        let dir = format!("plots/{}", workload.name);
+        let dir = format!("plots/{}", crate::spec::path_segment(&workload.name));
         let mine: Vec<(&Cell, &CellResult)> = cells
             .iter()
             .zip(results)

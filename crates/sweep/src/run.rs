@@ -31,6 +31,37 @@ pub struct RunReport {
     pub skipped: usize,
     /// Cells run now.
     pub ran: usize,
+    /// Of those, cells whose result file was there but not trusted (it did
+    /// not parse, or held another cell), run again.
+    pub untrusted: usize,
+}
+
+/// A cell's result file as the run finds it.
+enum CellFile {
+    Missing,
+    Finished,
+    /// There, but not a result of this cell: why.
+    Untrusted(String),
+}
+
+/// Reads a cell's result file: it counts as finished only if it parses as a
+/// cell result whose hash and configuration are this cell's. An empty or
+/// truncated file (a copy interrupted outside schedsim's atomic writes, a
+/// full disk) or one edited by hand must not pass for a result.
+fn cell_file(cells_dir: &Path, cell: &Cell) -> CellFile {
+    let path = cells_dir.join(format!("{}.json", cell.hash));
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CellFile::Missing,
+        Err(e) => return CellFile::Untrusted(format!("cannot read it: {e}")),
+    };
+    match serde_json::from_slice::<CellResult>(&bytes) {
+        Err(e) => CellFile::Untrusted(format!("not a cell result ({e})")),
+        Ok(result) if result.hash != cell.hash || result.config != cell.config => {
+            CellFile::Untrusted("it holds another cell's result".to_owned())
+        }
+        Ok(_) => CellFile::Finished,
+    }
 }
 
 /// The settings of `schedsim simulate` for a workload of the spec.
@@ -180,15 +211,28 @@ pub fn run(
         .iter()
         .filter(|c| c.index % shard.1 == shard.0)
         .collect();
-    let pending: Vec<&Cell> = mine
-        .iter()
-        .copied()
-        .filter(|c| !cells_dir.join(format!("{}.json", c.hash)).exists())
-        .collect();
+    let states: Vec<CellFile> = mine.par_iter().map(|c| cell_file(&cells_dir, c)).collect();
+    let mut pending: Vec<&Cell> = Vec::new();
+    let mut untrusted = 0;
+    for (cell, state) in mine.iter().zip(states) {
+        match state {
+            CellFile::Finished => {}
+            CellFile::Missing => pending.push(cell),
+            CellFile::Untrusted(why) => {
+                eprintln!(
+                    "warning: cells/{}.json ({} at load {} with {}): {why}; running the cell again",
+                    cell.hash, cell.config.workload, cell.config.load, cell.config.policy
+                );
+                untrusted += 1;
+                pending.push(cell);
+            }
+        }
+    }
     let report = RunReport {
         cells: mine.len(),
         skipped: mine.len() - pending.len(),
         ran: pending.len(),
+        untrusted,
     };
     if pending.is_empty() {
         return Ok(report);

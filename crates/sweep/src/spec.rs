@@ -592,6 +592,21 @@ impl Spec {
         if let Some(name) = dedup_check(workloads.iter().map(|w| w.name.clone())) {
             return Err(invalid(format!("workload name `{name}` appears twice")));
         }
+        // Names become folder names under plots/: two that map to one
+        // folder would overwrite each other's figures.
+        for (i, a) in workloads.iter().enumerate() {
+            if let Some(b) = workloads[..i]
+                .iter()
+                .find(|b| path_segment(&b.name) == path_segment(&a.name))
+            {
+                return Err(invalid(format!(
+                    "workload names `{}` and `{}` both become the folder plots/{}",
+                    b.name,
+                    a.name,
+                    path_segment(&a.name)
+                )));
+            }
+        }
         Ok(Self {
             path: path.to_path_buf(),
             text: text.to_owned(),
@@ -620,6 +635,26 @@ impl Spec {
             workloads,
         })
     }
+}
+
+/// A name as one safe path segment: letters, digits, `.`, `_`, `-` and
+/// `+` kept, anything else (a `/`, `\`, space, `:`...) replaced by `_`, and
+/// a leading `.` too (so `..` and hidden names cannot occur). Never empty.
+pub(crate) fn path_segment(name: &str) -> String {
+    let mut segment: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if segment.starts_with('.') || segment.is_empty() {
+        segment.insert(0, '_');
+    }
+    segment
 }
 
 /// The first value seen twice, if any.

@@ -10,7 +10,7 @@ use evolution_strategy::{Bounds, Config, EvolutionStrategy, Outcome, Progress, R
 use indicatif::{ProgressBar, ProgressStyle};
 use schedsim_metrics::Objective;
 use schedsim_policies::GreedyParameters;
-use schedsim_run::{Invoke, SimulateArgs};
+use schedsim_run::{Invoke, Overrun, SimulateArgs};
 use serde::Serialize;
 
 use crate::TrainError;
@@ -59,6 +59,11 @@ pub struct TrainArgs {
     /// Skip bad lines and unsimulatable jobs (counted).
     #[arg(long)]
     pub lenient: bool,
+    /// A job running past its estimate is killed at it (`kill`) or runs
+    /// its recorded runtime (`extend`); user groups and AWRT use the run
+    /// times as simulated.
+    #[arg(long, value_enum, default_value_t = Overrun::Kill)]
+    pub overrun: Overrun,
     /// Scale every workload to N processors (Ernemann et al.; a workload
     /// already on N is unchanged).
     #[arg(long, value_name = "N")]
@@ -100,6 +105,7 @@ impl TrainArgs {
             seed: 1,
             threads: None,
             lenient: false,
+            overrun: Overrun::Kill,
             scale_to: None,
             scale_jobs: Vec::new(),
             scale_adjustment: 1.0,
@@ -115,6 +121,7 @@ impl TrainArgs {
         let mut args = SimulateArgs::new();
         args.workload = Some(path.to_path_buf());
         args.lenient = self.lenient;
+        args.overrun = self.overrun;
         args.scale_to = self.scale_to;
         args.scale_seed = self.scale_seed;
         args.scale_adjustment = self.scale_adjustment;
@@ -170,6 +177,7 @@ struct TrainSummary<'a> {
     lambda: usize,
     generations: u32,
     seed: u64,
+    overrun: Overrun,
     scale_to: Option<u32>,
     scale_jobs: &'a [u64],
     scale_adjustment: f64,
@@ -424,6 +432,7 @@ fn write_outputs(
         lambda: args.lambda,
         generations: args.generations,
         seed: args.seed,
+        overrun: args.overrun,
         scale_to: args.scale_to,
         scale_jobs: &args.scale_jobs,
         scale_adjustment: args.scale_adjustment,

@@ -236,7 +236,10 @@ pub enum ReadError {
         source: io::Error,
     },
     /// Reading (or decompressing) failed after some lines were read.
-    #[error("cannot read {source_name} past line {line}")]
+    #[error(
+        "cannot read {source_name} {where_}",
+        where_ = if *line == 0 { "from its start".to_owned() } else { format!("past line {line}") }
+    )]
     Read {
         /// The file name or other name given for the input.
         source_name: String,

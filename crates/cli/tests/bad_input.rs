@@ -1,0 +1,302 @@
+//! The bad-input corpus (`fixtures/bad-input`, plus a few files made here)
+//! through every command that reads a workload, in the test profile, which
+//! checks integer overflow: no input may panic, every refusal is one
+//! `error:` line naming what is wrong, and where a file's line is at fault,
+//! the file and the line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedsim"))
+        .args(args)
+        .output()
+        .expect("run schedsim")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bad-input")
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedsim-bad-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// Exit 0, or exit 1 (or 2 for usage) with an `error:` first line; never a
+/// panic (exit 101) or a signal.
+fn assert_clean(args: &[&str], output: &Output) {
+    let stderr = text(&output.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "{args:?} panicked:\n{stderr}"
+    );
+    match output.status.code() {
+        Some(0) => {}
+        Some(1 | 2) => assert!(
+            stderr.starts_with("error:"),
+            "{args:?} failed without an error line:\n{stderr}"
+        ),
+        other => panic!("{args:?} exited with {other:?}:\n{stderr}"),
+    }
+}
+
+/// Every file of the corpus, plus files too large to keep in the
+/// repository.
+fn corpus() -> Vec<PathBuf> {
+    let made = temp_dir("made");
+    // One line over the reader's 1 MiB limit.
+    let long = made.join("long-line.swf");
+    let mut line = "; MaxProcs: 64\n".to_owned();
+    line.push_str(&"1 ".repeat((1 << 19) + 1));
+    line.push('\n');
+    std::fs::write(&long, line).unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .expect("fixtures/bad-input")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.file_name().is_some_and(|name| name != "README.md"))
+        .collect();
+    files.push(long);
+    files.sort();
+    assert!(files.len() >= 20, "the corpus shrank: {files:?}");
+    files
+}
+
+#[test]
+fn no_bad_input_panics_and_every_refusal_says_why() {
+    let out = temp_dir("outputs");
+    for file in corpus() {
+        let f = file.to_str().unwrap();
+        let stem = file.file_name().unwrap().to_str().unwrap();
+        let converted = out.join(format!("{stem}.json"));
+        let cwf = out.join(format!("{stem}.cwf"));
+        let run_dir = out.join(stem);
+        let commands: Vec<Vec<&str>> = vec![
+            vec!["validate", f],
+            vec!["validate", "--lenient", f],
+            vec!["stats", f],
+            vec!["stats", "--lenient", f],
+            vec!["convert", f, converted.to_str().unwrap()],
+            vec!["convert", "--lenient", f, cwf.to_str().unwrap()],
+            vec![
+                "simulate",
+                "-w",
+                f,
+                "-p",
+                "fcfs",
+                "-p",
+                "easy",
+                "-p",
+                "conservative",
+                "-p",
+                "los",
+            ],
+            vec![
+                "simulate",
+                "--lenient",
+                "-w",
+                f,
+                "--procs",
+                "64",
+                "-p",
+                "easy",
+                "-p",
+                "conservative",
+                "-p",
+                "los",
+                "-p",
+                "hybrid-los-e",
+                "--overrun",
+                "extend",
+                "-o",
+                run_dir.to_str().unwrap(),
+            ],
+        ];
+        for args in commands {
+            let output = run(&args);
+            assert_clean(&args, &output);
+        }
+    }
+}
+
+#[test]
+fn bad_lines_are_named_by_file_line_and_field() {
+    let dir = corpus_dir();
+    // (file, what simulate's error must say). The reader stops at the
+    // first bad line; the hand count of lines includes the header line.
+    let cases = [
+        (
+            "runtime-beyond-max-time.swf",
+            ":2: field 4 (run time): \"9223372036854775000\" is beyond the largest time allowed, 2^53 s",
+        ),
+        (
+            "submit-u64-max.swf",
+            ":2: field 2 (submit time): \"18446744073709551615\" is beyond the largest time allowed",
+        ),
+        (
+            "negative-fields.swf",
+            ":2: field 4 (run time): \"-5\" is negative; only -1 (unknown) is allowed",
+        ),
+        (
+            "not-numbers.swf",
+            ":2: field 4 (run time): \"NaN\" is not a number",
+        ),
+        (
+            "wrong-field-count.swf",
+            ":2: expected 18 (SWF) or 21 (CWF) fields, found 5",
+        ),
+        (
+            "cwf-bad-request-type.cwf",
+            ":2: field 20 (request type): \"XX\" is not a request type",
+        ),
+        (
+            "cwf-extension-overflows.cwf",
+            ":3: field 21 (amount): \"9223372036854775000\" is beyond the largest time allowed",
+        ),
+        (
+            "cwf-command-unknown-job.cwf",
+            "command for job 7 (record 2) cannot be applied",
+        ),
+        (
+            "wider-than-machine.swf",
+            "job 1 (record 1) cannot be simulated: it needs more processors than the machine has",
+        ),
+        (
+            "max-procs-zero.swf",
+            "MaxProcs is \"0\" and MaxNodes is absent; give --procs",
+        ),
+        (
+            "max-procs-huge.swf",
+            "the machine size 99999999999999 is too large",
+        ),
+        ("truncated.swf.gz", "truncated.swf.gz from its start"),
+    ];
+    for (file, expected) in cases {
+        let path = dir.join(file);
+        let output = run(&["simulate", "-w", path.to_str().unwrap(), "-p", "easy"]);
+        assert_eq!(output.status.code(), Some(1), "{file}");
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(expected), "{file}: {expected}\n{stderr}");
+        if expected.starts_with(':') {
+            assert!(
+                stderr.contains(&format!("{file}:")),
+                "{file} unnamed: {stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn times_near_the_limit_simulate_exactly() {
+    // Job 1 is submitted at 9,007,199,254,740,000 s (just under 2^53 =
+    // 9,007,199,254,740,992) and runs as long: its end, 2^54 - 1,984, is
+    // beyond 2^53 but is computed, not wrapped. Job 2 (4 of 64 processors)
+    // arrives a second later and starts at once.
+    let path = corpus_dir().join("runtime-near-max-time.swf");
+    let out = temp_dir("near-limit");
+    let output = run(&[
+        "simulate",
+        "-w",
+        path.to_str().unwrap(),
+        "-p",
+        "easy",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let jobs = std::fs::read_to_string(out.join("easy/jobs.csv")).unwrap();
+    assert!(jobs.contains("9007199254740001"), "{jobs}");
+}
+
+#[test]
+fn out_of_range_options_and_parameters_get_a_range_message() {
+    let dir = temp_dir("ranges");
+    let workload = corpus_dir().join("duplicate-job-numbers.swf");
+    let w = workload.to_str().unwrap();
+    let gen_out = dir.join("g.swf");
+    let g = gen_out.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["simulate", "-w", w, "--tau", "-1"],
+            "tau must be at least 1 s, not -1",
+        ),
+        (
+            vec!["simulate", "-w", w, "--warmup", "-0.5"],
+            "must be fractions in [0, 1)",
+        ),
+        (
+            vec!["simulate", "-w", w, "--load", "-2"],
+            "the target load must be a positive number, not -2",
+        ),
+        (
+            vec![
+                "simulate",
+                "-w",
+                w,
+                "--load",
+                "1e9",
+                "--load-method",
+                "duplicate",
+            ],
+            "more than the limit of 10000000",
+        ),
+        (
+            vec!["simulate", "-w", w, "--procs", "10", "--granularity", "3"],
+            "allocation granularity 3 does not divide the 10 processors",
+        ),
+        (
+            vec!["simulate", "-w", w, "--procs", "-4"],
+            "invalid value '-4' for '--procs <N>'",
+        ),
+        (
+            vec![
+                "generate",
+                "lublin",
+                "--jobs",
+                "10",
+                "--procs",
+                "128",
+                "--seed",
+                "1",
+                "--estimate",
+                "f:1e300",
+                "-o",
+                g,
+            ],
+            "parameter estimate.f is 1e300, expected in [1, 1000]",
+        ),
+        (
+            vec![
+                "generate",
+                "lublin",
+                "--jobs",
+                "10000000000",
+                "--procs",
+                "128",
+                "--seed",
+                "1",
+                "-o",
+                g,
+            ],
+            "--jobs 10000000000 is more than the 4294967295 jobs",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = run(&args);
+        assert_clean(&args, &output);
+        assert_ne!(output.status.code(), Some(0), "{args:?}");
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {expected}\n{stderr}");
+        // The granularity error is about the machine: --lenient cannot help.
+        if expected.contains("granularity") {
+            assert!(!stderr.contains("--lenient"), "{stderr}");
+        }
+    }
+    assert!(!gen_out.exists(), "a refused generate wrote its file");
+}
