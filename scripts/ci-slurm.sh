@@ -4,7 +4,11 @@
 #   records are converted to SWF (schedsim convert x.sacct x.swf) and the
 #   times checked against what the jobs did;
 # - sweeps: a small sweep runs as a Slurm job array, and its merged results
-#   must equal the same sweep run locally.
+#   must equal the same sweep run locally;
+# - priorities: restarted with priority/multifactor and sched/backfill
+#   (scripts/slurm/priority.conf), the cluster runs whole-node sleep jobs
+#   whose order the job size weight decides, and schedsim's slurm-backfill
+#   with the same slurm.conf must start them in the same order.
 #
 # Installs Debian's slurm-wlm, slurmdbd, munge and mariadb-server if missing
 # (needs root and apt), starts munged, MariaDB (its own data folder, on
@@ -105,9 +109,11 @@ pids+=($!)
 for _ in $(seq 60); do sacctmgr -n list cluster >/dev/null 2>&1 && break; sleep 0.5; done
 sacctmgr -i add cluster schedsimci >/dev/null
 slurmctld -D -i -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
-pids+=($!)
+ctld_pid=$!
+pids+=($ctld_pid)
 slurmd -D -f "$SLURM_CONF" -N "$host" >"$work/slurmd.out" 2>&1 &
-pids+=($!)
+slurmd_pid=$!
+pids+=($slurmd_pid)
 for _ in $(seq 60); do
   state=$(sinfo -h -N -o '%T' 2>/dev/null | head -n 1 || true)
   case "$state" in idle*) break ;; esac
@@ -150,3 +156,46 @@ cmp "$work/local/differentials.csv" "$work/out/differentials.csv"
 diff -r "$work/local/plots" "$work/out/plots"
 diff <(ls "$work/local/cells") <(ls "$work/out/cells")
 echo "ci-slurm: the Slurm array's merged results equal the local run's ($(($(wc -l < "$work/out/results.csv") - 1)) rows)"
+
+echo "=== Slurm priorities: multifactor (NO_FAIR_TREE) and sched/backfill against slurm-backfill"
+priority_started=$(date +%s)
+kill "$slurmd_pid" "$ctld_pid"
+wait "$slurmd_pid" "$ctld_pid" 2>/dev/null || true
+{ fill scripts/slurm/slurm.conf.in | sed -e "s/ CPUs=$cpus / CPUs=8 /"; cat scripts/slurm/priority.conf; } \
+  > "$work/priority.conf"
+export SLURM_CONF="$work/priority.conf"
+slurmctld -D -c -i -f "$SLURM_CONF" >"$work/slurmctld-priority.out" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$host" >"$work/slurmd-priority.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 60); do
+  case "$(sinfo -h -N -o '%T %c' 2>/dev/null | head -n 1 || true)" in "idle 8") break ;; esac
+  sleep 0.5
+done
+sinfo -N -o '%N %T %c'
+# A blocker holds all 8 CPUs; then jobs of 5, 6, 7 and 8 CPUs are
+# submitted smallest first. Size priorities (1 + c/8)/2 x 1000 give 812,
+# 875, 937 and 1000: Slurm starts them largest first, one at a time.
+sbatch -J prio-blocker -n 8 -t 1 -o /dev/null --wrap "sleep 4" >/dev/null
+for _ in $(seq 40); do
+  [ "$(squeue -h -n prio-blocker -o %T)" = RUNNING ] && break
+  sleep 0.25
+done
+for c in 5 6 7 8; do
+  sbatch -J "prio-$c" -n "$c" -t 1 -o /dev/null --wrap "sleep 2" >/dev/null
+done
+squeue -o '%i %j %C %Q %T'
+squeue -h -t PENDING -o '%i|%C|%Q' > "$work/prio.pending"
+for _ in $(seq 90); do
+  done_jobs=$(sacct -a -X -n -P --name=prio-blocker,prio-5,prio-6,prio-7,prio-8 -o State | grep -c '^COMPLETED' || true)
+  [ "$done_jobs" -eq 5 ] && break
+  sleep 1
+done
+sacct -a -X -P --name=prio-blocker,prio-5,prio-6,prio-7,prio-8 -o "$fields" > "$work/prio.sacct"
+cat "$work/prio.sacct"
+"$xtask" convert "$work/prio.sacct" "$work/prio.swf" --procs 8
+"$xtask" simulate -w "$work/prio.swf" --slurm-conf "$work/priority.conf" \
+  -p slurm-backfill:cpus-per-node=8 -o "$work/prio-run" >/dev/null
+python3 scripts/check-slurm-priority.py "$work/prio.sacct" \
+  "$work"/prio-run/slurm-backfill*/jobs.csv "$work/prio.pending"
+echo "Slurm priority step: $(( $(date +%s) - priority_started )) s"

@@ -90,9 +90,45 @@ pub const CASES: &[Case] = &[
         seconds: 1.0,
         rss_mb: None,
     },
+    Case {
+        issue: 18,
+        trace: "LANL-CM5-1994-4.1-cln.swf.gz",
+        policy: SLURM_BACKFILL,
+        seconds: 1.0,
+        rss_mb: None,
+    },
+    // Reported, not a target of the issue: RICC's long queues (hundreds of
+    // jobs) make every backfill cycle test up to bf_max_job_test jobs.
+    Case {
+        issue: 18,
+        trace: "RICC-2010-2.swf.gz",
+        policy: SLURM_BACKFILL,
+        seconds: 60.0,
+        rss_mb: None,
+    },
 ];
 
+/// `slurm-backfill` with the operator example's fair-share-first slurm.conf.
+const SLURM_BACKFILL: &str = concat!(
+    "slurm-backfill:conf=",
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/slurm/fairshare.conf"
+);
+
 /// Jobs of a generated case (`cwf:JOBS`), `None` for a trace.
+/// A policy spec as the table shows it: file paths reduced to their names.
+fn shown(policy: &str) -> String {
+    match policy.split_once("conf=") {
+        Some((head, path)) => format!(
+            "{head}conf={}",
+            std::path::Path::new(path)
+                .file_name()
+                .map_or(path.into(), |name| name.to_string_lossy())
+        ),
+        None => policy.to_owned(),
+    }
+}
+
 fn generated_jobs(trace: &str) -> Option<usize> {
     trace.strip_prefix("cwf:")?.parse().ok()
 }
@@ -121,7 +157,9 @@ pub fn run(repeat: usize) -> Result<bool, String> {
         if traces.is_none() && generated_jobs(case.trace).is_none() {
             println!(
                 "{:<6} {:<30} {:<24} skipped: SCHEDSIM_TRACES not set",
-                case.issue, case.trace, case.policy
+                case.issue,
+                case.trace,
+                shown(case.policy)
             );
             continue;
         }
@@ -156,7 +194,7 @@ pub fn run(repeat: usize) -> Result<bool, String> {
             "{:<6} {:<30} {:<24} {:>7.2}s {:>8.3}s {:>8.3}s {:>7.0}MB {:>8}  {}",
             case.issue,
             case.trace,
-            case.policy,
+            shown(case.policy),
             case.seconds,
             fastest.seconds,
             median.seconds,

@@ -7,6 +7,7 @@ use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 use crate::order::QueueOrder;
 use crate::profile::Profile;
 use crate::shadow::{Shadow, Starts};
+use crate::slurm::{Multifactor, MultifactorConfig};
 
 /// How many waiting jobs hold a reservation (Maui's RESERVATIONDEPTH).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -79,6 +80,10 @@ pub struct Backfill {
     reserved_last_call: Vec<JobId>,
     /// Conservative: the last wake-up time asked for, to ask only once.
     wake_requested: Time,
+    /// Order `multifactor`: the priority engine.
+    multifactor: Option<Box<Multifactor>>,
+    /// Order `multifactor`: the last recalculation wake-up asked for.
+    period_wake: Time,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +128,40 @@ impl Backfill {
             reservations: Vec::new(),
             reserved_last_call: Vec::new(),
             wake_requested: Time::MIN,
+            multifactor: (order == QueueOrder::Multifactor)
+                .then(|| Box::new(Multifactor::new(MultifactorConfig::default()))),
+            period_wake: Time::MIN,
         }
+    }
+
+    /// The same policy ordering the queue by Slurm's multifactor priority
+    /// with this configuration (order `multifactor`), re-sorted every
+    /// PriorityCalcPeriod; the policy asks to be called at each period
+    /// while jobs wait and their priorities change with time. Meant for
+    /// FCFS, EASY and depth-k: conservative backfilling keeps reservations
+    /// made under older priorities.
+    #[must_use]
+    pub fn with_multifactor(self, config: MultifactorConfig) -> Self {
+        let mut policy = if self.order == QueueOrder::Multifactor {
+            self
+        } else {
+            Self::new(QueueOrder::Multifactor, self.depth)
+        };
+        policy.multifactor = Some(Box::new(Multifactor::new(config)));
+        policy
+    }
+
+    /// The same policy under another name (a spec naming its
+    /// configuration files, so that two configurations compare apart).
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The multifactor priority engine (order `multifactor`).
+    pub fn multifactor(&self) -> Option<&Multifactor> {
+        self.multifactor.as_deref()
     }
 
     /// FCFS: arrival order, no backfilling.
@@ -367,6 +405,10 @@ impl Policy for Backfill {
         let mut ordered = std::mem::take(&mut self.ordered);
         let queue = if self.order == QueueOrder::Fcfs {
             view.queue()
+        } else if let Some(multifactor) = &mut self.multifactor {
+            multifactor.advance(view);
+            multifactor.arrange(view, &mut ordered);
+            &ordered
         } else {
             self.order.arrange(view, &mut ordered);
             &ordered
@@ -382,6 +424,16 @@ impl Policy for Backfill {
                 self.schedule_profile(view, queue, decisions);
             }
             Engine::Conservative => self.schedule_conservative(view, queue, decisions),
+        }
+        if let Some(multifactor) = &mut self.multifactor {
+            multifactor.note_starts(view, decisions.starts());
+            if multifactor.time_dependent() && decisions.starts().len() < queue.len() {
+                let wake = multifactor.next_period(view.now());
+                if wake != self.period_wake {
+                    decisions.wake_at(wake);
+                    self.period_wake = wake;
+                }
+            }
         }
         self.ordered = ordered;
     }

@@ -59,6 +59,10 @@ pub enum SpecError {
         /// What would be accepted.
         expected: String,
     },
+    /// A slurm.conf or shares file (`conf=FILE`, `shares=FILE`) that
+    /// cannot be read or has a bad line.
+    #[error(transparent)]
+    SlurmConf(#[from] crate::slurm::SlurmConfError),
     /// A parameter file (e.g. Greedy's `params=FILE`) that cannot be read
     /// or is not valid.
     #[error("parameter file {path}: {reason}")]

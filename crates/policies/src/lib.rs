@@ -129,6 +129,7 @@ mod pack;
 mod profile;
 mod scojo;
 mod shadow;
+mod slurm;
 mod spec;
 mod spec_kumar;
 
@@ -157,4 +158,8 @@ pub use scojo::{
     SearchOutcome, Selection, SliceEnd, Tail, WorkCriterion, search_group,
 };
 pub use shadow::{Shadow, Starts, shadow};
+pub use slurm::{
+    BackfillConf, Factors, Multifactor, MultifactorConfig, PriorityConf, PriorityFlags, SharesFile,
+    SlurmBackfill, SlurmConf, SlurmConfError,
+};
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};

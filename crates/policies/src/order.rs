@@ -23,10 +23,16 @@ pub enum QueueOrder {
     /// Smallest size x estimated runtime first (`saf`, smallest cumulative
     /// demand first).
     SmallestAreaFirst,
+    /// Slurm's multifactor priority (`multifactor`), highest first,
+    /// recomputed every PriorityCalcPeriod: the policy holds the priority
+    /// engine ([`Multifactor`](crate::Multifactor)), see
+    /// [`Backfill::with_multifactor`](crate::Backfill::with_multifactor).
+    Multifactor,
 }
 
 impl QueueOrder {
-    /// All orders, for listings.
+    /// The static orders (all but [`Multifactor`](Self::Multifactor), whose
+    /// priorities live in the policy), for listings.
     pub const ALL: [Self; 5] = [
         Self::Fcfs,
         Self::ShortestFirst,
@@ -43,12 +49,16 @@ impl QueueOrder {
             Self::SmallestFirst => "ssf",
             Self::LargestFirst => "ljf",
             Self::SmallestAreaFirst => "saf",
+            Self::Multifactor => "multifactor",
         }
     }
 
     /// Parses a short name (see [`name`](Self::name)).
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|order| order.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain([Self::Multifactor])
+            .find(|order| order.name() == name)
     }
 
     /// Fills `out` with the waiting jobs of `view` in this order.
@@ -58,7 +68,8 @@ impl QueueOrder {
         // Job ids grow with arrival order, so (key, id) is a total order that
         // breaks ties by arrival; an unstable sort on it needs no buffer.
         match self {
-            Self::Fcfs => {}
+            // Multifactor priorities are arranged by the policy's engine.
+            Self::Fcfs | Self::Multifactor => {}
             Self::ShortestFirst => out.sort_unstable_by_key(|&id| (view.estimate(id), id)),
             Self::SmallestFirst => out.sort_unstable_by_key(|&id| (view.job(id).size, id)),
             Self::LargestFirst => {

@@ -8,6 +8,9 @@ use crate::error::SpecError;
 use crate::greedy_policy::Greedy;
 use crate::los::{HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window};
 use crate::order::QueueOrder;
+use crate::slurm::{
+    BackfillConf, MultifactorConfig, PriorityConf, SharesFile, SlurmBackfill, SlurmConf,
+};
 
 /// A policy named on the command line: `NAME[:key=value,...]`, e.g. `easy`,
 /// `easy:order=sjf`, `backfill:depth=4,order=saf`.
@@ -93,8 +96,30 @@ pub struct PolicyInfo {
 
 const ORDER_OPTION: (&str, &str) = (
     "order",
-    "queue order: fcfs (default), sjf (shortest estimate; the thesis' SPT), ssf (smallest size; the thesis' SJF), ljf (largest), saf (smallest size x estimate)",
+    "queue order: fcfs (default), sjf (shortest estimate; the thesis' SPT), ssf (smallest size; the thesis' SJF), ljf (largest), saf (smallest size x estimate), multifactor (Slurm's priority, with conf=, shares=; not for conservative)",
 );
+
+const SLURM_CONF_OPTION: (&str, &str) = (
+    "conf",
+    "a slurm.conf: PriorityWeight*, PriorityMaxAge, PriorityDecayHalfLife, PriorityCalcPeriod, PriorityFavorSmall, PriorityFlags, SchedulerParameters bf_* (Slurm's defaults otherwise)",
+);
+const SHARES_OPTION: (&str, &str) = (
+    "shares",
+    "the shares file: account/user fair-share shares, partition and QOS priorities (default: 1 share per user under root)",
+);
+const CPUS_PER_NODE_OPTION: (&str, &str) = (
+    "cpus-per-node",
+    "processors per node, for the node half of the job size factor (default 1)",
+);
+
+/// The options of FCFS, EASY and depth-k: the order and, for
+/// `order=multifactor`, its configuration.
+const BACKFILL_OPTIONS: &[(&str, &str)] = &[
+    ORDER_OPTION,
+    SLURM_CONF_OPTION,
+    SHARES_OPTION,
+    CPUS_PER_NODE_OPTION,
+];
 
 pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     (
@@ -144,12 +169,12 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "fcfs",
         summary: "first come first served, no backfilling (backfill depth 0)",
-        options: &[ORDER_OPTION],
+        options: BACKFILL_OPTIONS,
     },
     PolicyInfo {
         name: "easy",
         summary: "EASY backfilling: one reservation, for the first waiting job (depth 1)",
-        options: &[ORDER_OPTION],
+        options: BACKFILL_OPTIONS,
     },
     PolicyInfo {
         name: "conservative",
@@ -165,7 +190,15 @@ pub const POLICIES: &[PolicyInfo] = &[
                 "reservations: 0 (no backfilling), 1 (EASY), k, or all (conservative); required",
             ),
             ORDER_OPTION,
+            SLURM_CONF_OPTION,
+            SHARES_OPTION,
+            CPUS_PER_NODE_OPTION,
         ],
+    },
+    PolicyInfo {
+        name: "slurm-backfill",
+        summary: "Slurm's main scheduler and backfill plugin (bf_interval, bf_max_job_test, bf_window, bf_resolution) over multifactor priorities",
+        options: &[SLURM_CONF_OPTION, SHARES_OPTION, CPUS_PER_NODE_OPTION],
     },
     PolicyInfo {
         name: "los",
@@ -308,11 +341,25 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
     } {
         return Ok(Box::new(Los::new(los_config(variant, &options)?)));
     }
+    if spec.name == "slurm-backfill" {
+        let (priority, backfill) = slurm_config(&options)?;
+        return Ok(Box::new(
+            SlurmBackfill::new(priority, backfill).named(spec.to_string()),
+        ));
+    }
     let order = match options.get("order") {
         None => QueueOrder::Fcfs,
-        Some(value) => QueueOrder::from_name(value)
-            .ok_or_else(|| options.bad_value("order", value, "fcfs, sjf, ssf, ljf or saf"))?,
+        Some(value) => QueueOrder::from_name(value).ok_or_else(|| {
+            options.bad_value("order", value, "fcfs, sjf, ssf, ljf, saf or multifactor")
+        })?,
     };
+    if order != QueueOrder::Multifactor {
+        for key in ["conf", "shares", "cpus-per-node"] {
+            if let Some(value) = options.get(key) {
+                return Err(options.bad_value(key, value, "only with order=multifactor"));
+            }
+        }
+    }
     let depth = match spec.name.as_str() {
         "fcfs" => Depth::Jobs(0),
         "easy" => Depth::Jobs(1),
@@ -332,7 +379,61 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
             ),
         },
     };
+    if order == QueueOrder::Multifactor {
+        if depth == Depth::All {
+            return Err(options.bad_value(
+                "order",
+                "multifactor",
+                "a static order: conservative backfilling keeps reservations made under \
+                 older priorities, so changing priorities are out of its scope",
+            ));
+        }
+        let (priority, _) = slurm_config(&options)?;
+        let mut policy = Backfill::new(order, depth).with_multifactor(priority);
+        if ["conf", "shares", "cpus-per-node"]
+            .iter()
+            .any(|key| options.get(key).is_some())
+        {
+            policy = policy.named(spec.to_string());
+        }
+        return Ok(Box::new(policy));
+    }
     Ok(Box::new(Backfill::new(order, depth)))
+}
+
+/// The multifactor and backfill settings of `conf=`, `shares=` and
+/// `cpus-per-node=` (Slurm's defaults for what is not given). Warnings
+/// about ignored slurm.conf keys are the caller's to print (the command
+/// line reads the file itself for them).
+fn slurm_config(options: &Options<'_>) -> Result<(MultifactorConfig, BackfillConf), SpecError> {
+    let conf = match options.get("conf") {
+        Some(path) => SlurmConf::from_file(std::path::Path::new(path))?,
+        None => SlurmConf::default(),
+    };
+    let shares = match options.get("shares") {
+        Some(path) => SharesFile::from_file(std::path::Path::new(path))?,
+        None => SharesFile::default(),
+    };
+    let mut priority = conf.priority.clone();
+    if conf.basic_priority {
+        // priority/basic: FIFO; every weight is ignored.
+        priority = PriorityConf::default();
+    }
+    let mut config = MultifactorConfig::new(priority, shares);
+    if let Some(value) = options.get("cpus-per-node") {
+        let cpus = value
+            .parse::<u32>()
+            .ok()
+            .filter(|&c| c > 0)
+            .ok_or_else(|| options.bad_value("cpus-per-node", value, "a positive number"))?;
+        config = config.with_cpus_per_node(cpus);
+    }
+    let mut backfill = conf.backfill.clone();
+    if conf.builtin_scheduler {
+        // sched/builtin: the main scheduler only.
+        backfill.max_job_test = 0;
+    }
+    Ok((config, backfill))
 }
 
 pub(crate) fn los_config(
@@ -477,17 +578,17 @@ mod tests {
     fn errors_name_what_is_wrong() {
         assert_eq!(
             build("eazy").unwrap_err(),
-            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, los, los-basic, \
+            "unknown policy `eazy` (known: fcfs, easy, conservative, backfill, slurm-backfill, los, los-basic, \
              greedy, easy-e, easy-d, easy-de, los-e, los-d, los-de, delayed-los, delayed-los-e, \
              hybrid-los, hybrid-los-e, qops, msb, mrt, scojo-pect, scojo-pect-opt)"
         );
         assert_eq!(
             build("easy:depth=2").unwrap_err(),
-            "policy `easy` has no option `depth` (known: order)"
+            "policy `easy` has no option `depth` (known: order, conf, shares, cpus-per-node)"
         );
         assert_eq!(
             build("easy:order=random").unwrap_err(),
-            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ssf, ljf or saf)"
+            "policy `easy`: option `order` = `random` is not valid (expected fcfs, sjf, ssf, ljf, saf or multifactor)"
         );
         assert_eq!(
             build("backfill").unwrap_err(),

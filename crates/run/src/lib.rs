@@ -61,8 +61,8 @@ pub use simulate::{
     BUILTIN_ESTIMATE_F, BUILTIN_JOBS, BUILTIN_LOAD, BUILTIN_NODES, BUILTIN_SEED, DEFAULT_POLICIES,
     Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order, Overrun, PolicyRun,
     SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
-    builtin_params, completed_jobs, is_batsim_json, jobs_csv, list_policies, load_workload,
-    metrics_config, prepare_workload, read_workload, run_policy, run_policy_object,
+    apply_slurm_files, builtin_params, completed_jobs, is_batsim_json, jobs_csv, list_policies,
+    load_workload, metrics_config, prepare_workload, read_workload, run_policy, run_policy_object,
     run_policy_with, run_warnings, segments_csv, simulate, simulate_observed, summary_json,
     workload_notes, write_atomically, write_run,
 };

@@ -67,7 +67,9 @@ use schedsim_metrics::{
     CompletedJob, GroupError, MetricsConfig, MetricsError, Objective, RunMetrics, SplitMetrics,
     job_metrics, summarize, summarize_split,
 };
-use schedsim_policies::{PolicySpec, SpecError, build_policy};
+use schedsim_policies::{
+    PolicySpec, SharesFile, SlurmConf, SlurmConfError, SpecError, build_policy,
+};
 use schedsim_sim_core::{
     Calendar, CalendarError, DeadlineFileError, Deadlines, Decisions, EstimateSource, EventOrder,
     FinalState, Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError,
@@ -216,6 +218,20 @@ pub struct SimulateArgs {
     /// AWRT1..AWRT5 (per user group), AWRT and UTIL (Franke et al., eq. 8).
     #[arg(long, value_name = "EXPR", default_value = "10 * AWRT1 + 4 * AWRT2")]
     pub objective: Objective,
+    /// A slurm.conf for the Slurm policies (`slurm-backfill`, and `fcfs`,
+    /// `easy`, `backfill` with `order=multifactor`): its PriorityWeight*,
+    /// PriorityMaxAge, PriorityDecayHalfLife, PriorityCalcPeriod,
+    /// PriorityFavorSmall, PriorityFlags and SchedulerParameters bf_* keys
+    /// (each such policy gets `conf=FILE` unless it names one); keys not
+    /// modelled are reported as warnings. Without --policy, runs
+    /// `slurm-backfill`.
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<PathBuf>,
+    /// The fair-share shares of accounts and users and the partition and
+    /// QOS priorities for the Slurm policies (`shares=FILE`; see
+    /// `schedsim_policies::SharesFile`).
+    #[arg(long, value_name = "FILE")]
+    pub slurm_shares: Option<PathBuf>,
 }
 
 impl SimulateArgs {
@@ -254,6 +270,8 @@ impl SimulateArgs {
             scale_jobs: None,
             scale_duplicates: 0.5,
             objective: Objective::paper(),
+            slurm_conf: None,
+            slurm_shares: None,
         }
     }
 
@@ -516,6 +534,14 @@ pub enum SimulateError {
     /// A policy spec is wrong.
     #[error("bad --policy")]
     Spec(#[from] SpecError),
+    /// The slurm.conf or shares file cannot be used.
+    #[error("cannot use --slurm-conf / --slurm-shares")]
+    SlurmConf(#[from] SlurmConfError),
+    /// --slurm-conf or --slurm-shares was given but no policy reads it.
+    #[error(
+        "{0} was given but no policy uses it (slurm-backfill, or fcfs/easy/backfill with order=multifactor)"
+    )]
+    SlurmFileUnused(&'static str),
     /// Two --policy values name the same policy with the same options.
     #[error("policy `{0}` is given twice (compare different policies or options)")]
     DuplicatePolicy(String),
@@ -1101,15 +1127,18 @@ fn simulate_inner(
     out: &mut dyn Write,
     progress: &Progress,
 ) -> Result<SimulateOutcome, SimulateError> {
-    let names: Vec<&str> = if args.policies.is_empty() {
-        DEFAULT_POLICIES.to_vec()
-    } else {
+    let names: Vec<&str> = if !args.policies.is_empty() {
         args.policies.iter().map(String::as_str).collect()
+    } else if args.slurm_conf.is_some() || args.slurm_shares.is_some() {
+        vec!["slurm-backfill"]
+    } else {
+        DEFAULT_POLICIES.to_vec()
     };
-    let specs = names
+    let mut specs = names
         .iter()
         .map(|name| name.parse::<PolicySpec>())
         .collect::<Result<Vec<_>, _>>()?;
+    let slurm_warnings = apply_slurm_files(args, &mut specs)?;
     // Fail on a bad spec before reading a large workload. Two specs that
     // name the same policy (by its canonical name, so `easy` and
     // `easy:order=fcfs` are one) would race for one output folder.
@@ -1157,6 +1186,12 @@ fn simulate_inner(
             })
             .collect::<Result<Vec<_>, _>>()
     })?;
+    let mut runs = runs;
+    for run in &mut runs {
+        if uses_slurm_files(&run.spec) {
+            run.warnings.extend(slurm_warnings.iter().cloned());
+        }
+    }
     if let Some(dir) = &args.out {
         for run in &runs {
             write_run(&dir.join(run.spec.dir_name()), args, &loaded, run)?;
@@ -1164,6 +1199,55 @@ fn simulate_inner(
     }
     report(args, &loaded, &runs, out).map_err(SimulateError::Output)?;
     Ok(SimulateOutcome { loaded, runs })
+}
+
+/// Whether a spec is a Slurm policy: `slurm-backfill`, or an order
+/// `multifactor`.
+fn uses_slurm_files(spec: &PolicySpec) -> bool {
+    spec.name == "slurm-backfill"
+        || spec
+            .options
+            .iter()
+            .any(|(key, value)| key == "order" && value == "multifactor")
+}
+
+/// Gives `--slurm-conf` and `--slurm-shares` to the Slurm policies that do
+/// not name their own files, and returns the warnings about the
+/// slurm.conf: the keys it does not model, and classic fair-share standing
+/// in for Fair Tree.
+///
+/// # Errors
+/// A file cannot be read or has a bad line, or no policy uses it.
+pub fn apply_slurm_files(
+    args: &SimulateArgs,
+    specs: &mut [PolicySpec],
+) -> Result<Vec<String>, SimulateError> {
+    let mut warnings = Vec::new();
+    for (flag, key, path) in [
+        ("--slurm-conf", "conf", &args.slurm_conf),
+        ("--slurm-shares", "shares", &args.slurm_shares),
+    ] {
+        let Some(path) = path else { continue };
+        if key == "conf" {
+            let conf = SlurmConf::from_file(path)?;
+            warnings.extend(conf.fair_tree_warning());
+            warnings.extend(conf.warnings.iter().cloned());
+        } else {
+            SharesFile::from_file(path)?;
+        }
+        let mut used = false;
+        for spec in specs.iter_mut().filter(|spec| uses_slurm_files(spec)) {
+            used = true;
+            if !spec.options.iter().any(|(k, _)| k == key) {
+                spec.options
+                    .push((key.to_owned(), path.display().to_string()));
+            }
+        }
+        if !used {
+            return Err(SimulateError::SlurmFileUnused(flag));
+        }
+    }
+    Ok(warnings)
 }
 
 /// Everything `summary.json` holds.
@@ -2032,5 +2116,73 @@ mod tests {
             "{killed:?}"
         );
         assert!(killed[0].contains("--overrun extend"));
+    }
+}
+
+#[cfg(test)]
+mod slurm_tests {
+    use super::*;
+
+    #[test]
+    fn slurm_files_go_to_the_slurm_policies_with_their_warnings() {
+        let dir = std::env::temp_dir().join(format!("schedsim-slurm-conf-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let conf = dir.join("slurm.conf");
+        fs::write(
+            &conf,
+            "PriorityWeightFairshare=100\nPriorityWeightAge=10\nNodeName=a CPUs=4\n",
+        )
+        .unwrap();
+        let mut args = SimulateArgs::new();
+        args.slurm_conf = Some(conf.clone());
+        args.policies = vec!["easy".into(), "easy:order=multifactor".into()];
+        let mut specs: Vec<PolicySpec> = args.policies.iter().map(|p| p.parse().unwrap()).collect();
+        let warnings = apply_slurm_files(&args, &mut specs).unwrap();
+        assert_eq!(specs[0].to_string(), "easy");
+        assert_eq!(
+            specs[1].to_string(),
+            format!("easy:order=multifactor,conf={}", conf.display())
+        );
+        // Fair-share without NO_FAIR_TREE: the loud warning first, then the
+        // key not modelled.
+        assert_eq!(warnings.len(), 2);
+        assert!(warnings[0].contains("CLASSIC"), "{warnings:?}");
+        assert!(warnings[1].ends_with(":3: NodeName ignored (not modelled by the simulation)"));
+        // A run: the built-in workload under both.
+        let outcome = simulate(&args, &mut Vec::new()).unwrap();
+        assert!(
+            outcome.runs[0]
+                .warnings
+                .iter()
+                .all(|w| !w.contains("CLASSIC"))
+        );
+        assert!(
+            outcome.runs[1]
+                .warnings
+                .iter()
+                .any(|w| w.contains("CLASSIC"))
+        );
+        // No Slurm policy: the file would be silently unused.
+        args.policies = vec!["easy".into()];
+        let error = simulate(&args, &mut Vec::new()).unwrap_err();
+        assert!(matches!(
+            error,
+            SimulateError::SlurmFileUnused("--slurm-conf")
+        ));
+        // A bad value names file, line, key and value.
+        fs::write(&conf, "PriorityWeightAge=-1\n").unwrap();
+        args.policies = vec!["slurm-backfill".into()];
+        let error = simulate(&args, &mut Vec::new()).unwrap_err();
+        let SimulateError::SlurmConf(source) = error else {
+            panic!("{error}");
+        };
+        assert_eq!(
+            source.to_string(),
+            format!(
+                "{}:1: PriorityWeightAge=-1: expected a non-negative integer",
+                conf.display()
+            )
+        );
+        fs::remove_dir_all(&dir).unwrap();
     }
 }
