@@ -13,16 +13,32 @@ use schedsim_run::{GanttColor, RunDir, SimulateArgs, gantt, simulate};
 use schedsim_sweep::{SweepArgs, sweep};
 
 /// The sweeps the figures come from, in the order they run.
-const SWEEPS: [&str; 5] = [
+const SWEEPS: [&str; 6] = [
     "kth-easy-vs-los",
     "kth-merit",
     "kth-lookahead",
     "lublin-load",
     "kumar-fig7",
+    "qops-all-deadlines",
 ];
 
 /// (sweep, figure in its plots/ folder, name in docs/results).
-const FIGURES: [(&str, &str, &str); 18] = [
+const FIGURES: [(&str, &str, &str); 21] = [
+    (
+        "qops-all-deadlines",
+        "sdsc-s0.2/deadlines_rejected_share.svg",
+        "qops-sdsc-s0.2-unadmitted-jobs.svg",
+    ),
+    (
+        "qops-all-deadlines",
+        "sdsc-s0.2/deadlines_rejected_work_share.svg",
+        "qops-sdsc-s0.2-unadmitted-work.svg",
+    ),
+    (
+        "qops-all-deadlines",
+        "sdsc-s0.2/utilization.svg",
+        "qops-sdsc-s0.2-utilization.svg",
+    ),
     (
         "kth-easy-vs-los",
         "kth/utilization.svg",

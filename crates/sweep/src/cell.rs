@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use schedsim_metrics::{CompletedJob, GroupMetrics, Objective, RunMetrics};
-use schedsim_run::{DeadlineReport, Ends, Estimates, Invoke, Order};
+use schedsim_run::{DeadlineParams, DeadlineReport, Ends, Estimates, Invoke, Order};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -36,6 +36,12 @@ pub enum SourceKey {
         /// earlier versions keep their names).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scale: Option<ScaleSettings>,
+        /// Only the first this many jobs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        first_jobs: Option<u64>,
+        /// Deadlines made per load.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        deadlines: Option<DeadlineParams>,
     },
     /// A generated workload.
     Lublin(LublinSettings),
@@ -54,8 +60,11 @@ pub struct CellConfig {
     pub workload: String,
     /// The workload's content.
     pub source: SourceKey,
-    /// Target offered load.
+    /// Target offered load (or factor, with `load_factor`).
     pub load: f64,
+    /// `load` multiplies the trace's offered load (left out when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub load_factor: bool,
     /// `scale`, `duplicate`, `expand`, or `generator` (generated workloads
     /// reach the load through the generator's own arrival scaling).
     pub load_method: String,
@@ -180,6 +189,8 @@ pub fn source_keys(spec: &Spec) -> Result<Vec<SourceKey>, String> {
                 lenient,
                 procs,
                 scale,
+                first_jobs,
+                deadlines,
             } => Ok(SourceKey::File {
                 sha256: sha256_file(path).map_err(|e| {
                     format!("workload `{}`: cannot read {}: {e}", w.name, path.display())
@@ -187,6 +198,8 @@ pub fn source_keys(spec: &Spec) -> Result<Vec<SourceKey>, String> {
                 lenient: *lenient,
                 procs: *procs,
                 scale: *scale,
+                first_jobs: *first_jobs,
+                deadlines: *deadlines,
             }),
             WorkloadKind::Lublin(settings) => Ok(SourceKey::Lublin(settings.clone())),
             WorkloadKind::Cwf(settings) => Ok(SourceKey::Cwf(settings.clone())),
@@ -219,6 +232,8 @@ pub fn cells(spec: &Spec, sources: &[SourceKey]) -> Vec<Cell> {
                         workload: workload.name.clone(),
                         source: source.clone(),
                         load,
+                        load_factor: spec.load_factor
+                            && matches!(workload.kind, WorkloadKind::File { .. }),
                         load_method: method.to_owned(),
                         seed,
                         policy: policy.clone(),
@@ -415,8 +430,11 @@ mod tests {
                 lenient: true,
                 procs: None,
                 scale: None,
+                first_jobs: None,
+                deadlines: None,
             },
             load: 0.75,
+            load_factor: false,
             load_method: "scale".to_owned(),
             seed: None,
             policy: "easy".to_owned(),

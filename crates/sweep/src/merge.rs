@@ -416,14 +416,19 @@ fn plots(
         }
         // Captions stay short (they must fit the figure's width at 8 pt);
         // what the bars are goes under the x axis.
+        let load_name = if spec.load_factor {
+            "load factor"
+        } else {
+            "offered load"
+        };
         let load_axis = if spec.seeds.len() > 1 {
             format!(
-                "offered load (bars: {:.0}% CI, {} seeds)",
+                "{load_name} (bars: {:.0}% CI, {} seeds)",
                 spec.level * 100.0,
                 spec.seeds.len()
             )
         } else {
-            "offered load".to_owned()
+            load_name.to_owned()
         };
         for metric in &metrics {
             let mut series: Vec<Series> = spec
@@ -444,7 +449,24 @@ fn plots(
             if metric == "utilization" {
                 // Thesis Fig. 4.1: utilization against the offered load; where
                 // they part, the machine is saturated.
-                let offered: Vec<(f64, f64)> = spec.loads.iter().map(|&l| (l, l)).collect();
+                // With load factors, the reference is the offered load the
+                // change reached (the mean over the cells at that factor).
+                let offered: Vec<(f64, f64)> = if spec.load_factor {
+                    spec.loads
+                        .iter()
+                        .filter_map(|&l| {
+                            let reached: Vec<f64> = mine
+                                .iter()
+                                .filter(|(c, _)| c.config.load == l)
+                                .filter_map(|(_, r)| r.offered_load)
+                                .collect();
+                            (!reached.is_empty())
+                                .then(|| (l, reached.iter().sum::<f64>() / reached.len() as f64))
+                        })
+                        .collect()
+                } else {
+                    spec.loads.iter().map(|&l| (l, l)).collect()
+                };
                 series.push(Series::reference("offered load", offered));
             }
             let scale = if spans_decades(metric) {
@@ -514,7 +536,7 @@ fn plots(
                 draw(
                     &LineChart::new(
                         format!("{}: {baseline} - policy", workload.name),
-                        format!("offered load (bars: {:.0}% CI)", spec.level * 100.0),
+                        format!("{load_name} (bars: {:.0}% CI)", spec.level * 100.0),
                         format!("{} difference", metric.replace('_', " ")),
                         series,
                     )

@@ -11,7 +11,7 @@ use lublin_model::{EstimateParams, LublinGenerator, LublinParams};
 use rayon::prelude::*;
 use schedsim_run::{
     LoadedWorkload, Overrun as CliOverrun, SimulateArgs, WorkloadSource, completed_jobs,
-    metrics_config, prepare_workload, read_workload, run_policy_with,
+    make_deadlines, metrics_config, prepare_workload, read_workload, run_policy_with,
 };
 
 use crate::error_line;
@@ -64,6 +64,23 @@ fn cell_file(cells_dir: &Path, cell: &Cell) -> CellFile {
     }
 }
 
+/// Keeps the records up to the `first`-th job (commands of kept jobs
+/// included, as they come in time order after their job).
+fn keep_first_jobs(records: &mut Vec<workload_format::Record>, first: u64) {
+    let mut jobs = 0;
+    let cut = records
+        .iter()
+        .position(|record| {
+            if record.is_command() {
+                return false;
+            }
+            jobs += 1;
+            jobs > first
+        })
+        .unwrap_or(records.len());
+    records.truncate(cut);
+}
+
 /// The settings of `schedsim simulate` for a workload of the spec.
 fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
     let mut args = SimulateArgs::new();
@@ -86,6 +103,7 @@ fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
             lenient,
             procs,
             scale,
+            ..
         } => {
             args.workload = Some(path.clone());
             args.lenient = *lenient;
@@ -116,11 +134,35 @@ fn instance(spec: &Spec, cell: &Cell, trace: Option<&ReadTrace>) -> Result<Loade
     let mut args = simulate_args(spec, &workload.kind);
     let load = cell.config.load;
     match (&workload.kind, trace) {
-        (WorkloadKind::File { .. }, Some((source, records, summary))) => {
-            args.load = Some(load);
+        (
+            WorkloadKind::File {
+                first_jobs,
+                deadlines,
+                ..
+            },
+            Some((source, records, summary)),
+        ) => {
+            if cell.config.load_factor {
+                args.load_factor = Some(load);
+            } else {
+                args.load = Some(load);
+            }
             args.load_seed = cell.config.seed.unwrap_or(1);
-            prepare_workload(&args, source.clone(), records.clone(), summary.clone())
-                .map_err(|e| error_line(&e))
+            let mut records = records.clone();
+            if let Some(first) = *first_jobs {
+                keep_first_jobs(&mut records.records, first);
+            }
+            let mut loaded = prepare_workload(&args, source.clone(), records, summary.clone())
+                .map_err(|e| error_line(&e))?;
+            if let Some(params) = deadlines {
+                let made = make_deadlines(&loaded.jobs, params, &args.sim_options())
+                    .map_err(|e| error_line(&e))?;
+                loaded.jobs = loaded
+                    .jobs
+                    .with_deadlines(&made)
+                    .map_err(|e| error_line(&e))?;
+            }
+            Ok(loaded)
         }
         (WorkloadKind::Lublin(settings), _) => {
             let seed = cell.config.seed.unwrap_or(1);

@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 
 use schedsim_metrics::Objective;
 use schedsim_policies::{PolicySpec, build_policy};
-use schedsim_run::{Ends, Estimates, Invoke, Order};
+use schedsim_run::{DeadlineParams, Ends, Estimates, Invoke, Order};
 
 pub use super::cwf::CwfSettings;
 use schedsim_sim_core::LoadMethod;
@@ -98,6 +98,8 @@ struct SpecFile {
     loads: Vec<f64>,
     #[serde(default)]
     load_method: LoadMethod,
+    #[serde(default)]
+    load_factor: bool,
     #[serde(default = "default_seeds")]
     seeds: Vec<u64>,
     #[serde(default)]
@@ -199,6 +201,8 @@ struct WorkloadFile {
     lenient: bool,
     procs: Option<u32>,
     scale: Option<ScaleSettings>,
+    first_jobs: Option<u64>,
+    deadlines: Option<DeadlineParams>,
     lublin: Option<LublinSettings>,
     cwf: Option<CwfSettings>,
 }
@@ -266,6 +270,12 @@ pub enum WorkloadKind {
         procs: Option<u32>,
         /// Scaling to a larger machine.
         scale: Option<ScaleSettings>,
+        /// Only the first this many jobs of the trace (as the QoPS paper's
+        /// 5,000-job subsets), before the load change.
+        first_jobs: Option<u64>,
+        /// Deadlines made per load (EASY on the load-modified trace; see
+        /// `schedsim deadlines`).
+        deadlines: Option<DeadlineParams>,
     },
     /// The Lublin-Feitelson generator.
     Lublin(LublinSettings),
@@ -298,6 +308,9 @@ pub struct Spec {
     pub loads: Vec<f64>,
     /// How file workloads reach them.
     pub load_method: LoadMethod,
+    /// Loads are factors of each trace's own offered load (the QoPS
+    /// paper's l), not offered loads.
+    pub load_factor: bool,
     /// Seeds (replicas).
     pub seeds: Vec<u64>,
     /// Canonical policy specs, in expansion order.
@@ -565,12 +578,27 @@ impl Spec {
                         w.name
                     )));
                 }
-                (Some(file), None) => WorkloadKind::File {
-                    path: base.join(expand_env(file, env).map_err(invalid)?),
-                    lenient: w.lenient,
-                    procs: w.procs,
-                    scale: w.scale,
-                },
+                (Some(file), None) => {
+                    if let Some(deadlines) = &w.deadlines {
+                        deadlines
+                            .validate()
+                            .map_err(|e| invalid(format!("workload `{}`: {e}", w.name)))?;
+                    }
+                    if w.first_jobs == Some(0) {
+                        return Err(invalid(format!(
+                            "workload `{}`: first_jobs must be at least 1",
+                            w.name
+                        )));
+                    }
+                    WorkloadKind::File {
+                        path: base.join(expand_env(file, env).map_err(invalid)?),
+                        lenient: w.lenient,
+                        procs: w.procs,
+                        scale: w.scale,
+                        first_jobs: w.first_jobs,
+                        deadlines: w.deadlines,
+                    }
+                }
                 (None, Some(lublin)) => {
                     if lublin.nodes == 0 || lublin.jobs < 2 {
                         return Err(invalid(format!(
@@ -593,6 +621,14 @@ impl Spec {
                     )));
                 }
             };
+            if (w.first_jobs.is_some() || w.deadlines.is_some())
+                && !matches!(kind, WorkloadKind::File { .. })
+            {
+                return Err(invalid(format!(
+                    "workload `{}`: first_jobs and deadlines apply to trace files only",
+                    w.name
+                )));
+            }
             if w.scale.is_some() && !matches!(kind, WorkloadKind::File { .. }) {
                 return Err(invalid(format!(
                     "workload `{}`: scale applies to trace files only",
@@ -629,6 +665,7 @@ impl Spec {
             output,
             loads: file.loads,
             load_method: file.load_method,
+            load_factor: file.load_factor,
             seeds: file.seeds,
             policies: canonical,
             baseline,
@@ -834,7 +871,9 @@ lenient = true
                 path: PathBuf::from("/data/traces/kth.swf.gz"),
                 lenient: true,
                 procs: None,
-                scale: None
+                scale: None,
+                first_jobs: None,
+                deadlines: None,
             }
         );
         assert_eq!(
