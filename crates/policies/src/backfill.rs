@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 
-use crate::order::QueueOrder;
+use crate::order::{QueueOrder, SortedQueue};
 use crate::profile::Profile;
 use crate::shadow::{Shadow, Starts};
 use crate::slurm::{Multifactor, MultifactorConfig};
@@ -71,6 +71,8 @@ pub struct Backfill {
     depth: Depth,
     engine: Engine,
     ordered: Vec<JobId>,
+    /// Static orders (sjf, ssf, ljf, saf), kept sorted across calls.
+    sorted: SortedQueue,
     /// Jobs started in this call.
     started: Starts,
     profile: Profile,
@@ -123,6 +125,7 @@ impl Backfill {
             depth,
             engine,
             ordered: Vec::new(),
+            sorted: SortedQueue::default(),
             started: Starts::default(),
             profile: Profile::default(),
             reservations: Vec::new(),
@@ -403,6 +406,7 @@ impl Policy for Backfill {
         }
         // Arrival order needs no copy of the queue.
         let mut ordered = std::mem::take(&mut self.ordered);
+        let mut sorted = std::mem::take(&mut self.sorted);
         let queue = if self.order == QueueOrder::Fcfs {
             view.queue()
         } else if let Some(multifactor) = &mut self.multifactor {
@@ -410,8 +414,7 @@ impl Policy for Backfill {
             multifactor.arrange(view, &mut ordered);
             &ordered
         } else {
-            self.order.arrange(view, &mut ordered);
-            &ordered
+            sorted.arrange(self.order, view)
         };
         self.started.clear();
         match self.engine {
@@ -436,5 +439,6 @@ impl Policy for Backfill {
             }
         }
         self.ordered = ordered;
+        self.sorted = sorted;
     }
 }

@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use schedsim_sim_core::{JobId, View};
+use schedsim_sim_core::{JobId, JobState, View};
 
 /// The priority order in which a policy considers waiting jobs. Ties are
 /// always broken by arrival order, so every order is total and
@@ -61,7 +61,9 @@ impl QueueOrder {
             .find(|order| order.name() == name)
     }
 
-    /// Fills `out` with the waiting jobs of `view` in this order.
+    /// Fills `out` with the waiting jobs of `view` in this order by a full
+    /// sort (the reference [`SortedQueue`] is tested against).
+    #[cfg(test)]
     pub(crate) fn arrange(self, view: &View<'_>, out: &mut Vec<JobId>) {
         out.clear();
         out.extend_from_slice(view.queue());
@@ -80,6 +82,88 @@ impl QueueOrder {
                 (area, id)
             }),
         }
+    }
+}
+
+impl QueueOrder {
+    /// The sort key of a waiting job (ties broken by id by the callers);
+    /// `None` for orders without a static key (fcfs, multifactor).
+    fn key(self, view: &View<'_>, id: JobId) -> Option<i128> {
+        let job = view.job(id);
+        match self {
+            Self::Fcfs | Self::Multifactor => None,
+            Self::ShortestFirst => Some(i128::from(view.estimate(id))),
+            Self::SmallestFirst => Some(i128::from(job.size)),
+            Self::LargestFirst => Some(-i128::from(job.size)),
+            Self::SmallestAreaFirst => Some(i128::from(job.size) * i128::from(view.estimate(id))),
+        }
+    }
+}
+
+/// The waiting jobs in a static order ([`QueueOrder::ShortestFirst`] and
+/// the other size or estimate keys), kept sorted across calls: each call
+/// drops the jobs that left the queue, merges the new arrivals in, and
+/// re-sorts only if a waiting job's key changed (an elastic command on its
+/// estimate). O(queue) per call instead of O(queue log queue), with the
+/// result of [`QueueOrder::arrange`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SortedQueue {
+    /// (key, id), sorted.
+    entries: Vec<(i128, JobId)>,
+    scratch: Vec<(i128, JobId)>,
+    ids: Vec<JobId>,
+    /// The last job id merged in (arrivals come in id order).
+    seen: Option<JobId>,
+}
+
+impl SortedQueue {
+    /// The queue of `view` in `order` (a static order: not fcfs or
+    /// multifactor).
+    pub(crate) fn arrange(&mut self, order: QueueOrder, view: &View<'_>) -> &[JobId] {
+        let key = |id: JobId| order.key(view, id).unwrap_or(0);
+        let mut changed = false;
+        self.entries.retain(|&(stored, id)| {
+            if view.state(id) != JobState::Waiting {
+                return false;
+            }
+            changed |= stored != key(id);
+            true
+        });
+        let queue = view.queue();
+        if changed {
+            self.entries.clear();
+            self.entries.extend(queue.iter().map(|&id| (key(id), id)));
+            self.entries.sort_unstable();
+        } else {
+            let first_new = self
+                .seen
+                .map_or(0, |seen| queue.partition_point(|&id| id <= seen));
+            let mut new: Vec<(i128, JobId)> =
+                queue[first_new..].iter().map(|&id| (key(id), id)).collect();
+            if !new.is_empty() {
+                new.sort_unstable();
+                self.scratch.clear();
+                self.scratch.reserve(self.entries.len() + new.len());
+                let (mut a, mut b) = (self.entries.iter().peekable(), new.iter().peekable());
+                loop {
+                    let next = match (a.peek(), b.peek()) {
+                        (Some(x), Some(y)) if x <= y => a.next(),
+                        (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                        (Some(_), None) => a.next(),
+                        (None, None) => break,
+                    };
+                    self.scratch.extend(next.copied());
+                }
+                std::mem::swap(&mut self.entries, &mut self.scratch);
+                new.clear();
+            }
+        }
+        if let Some(&last) = queue.last() {
+            self.seen = Some(self.seen.map_or(last, |seen| seen.max(last)));
+        }
+        self.ids.clear();
+        self.ids.extend(self.entries.iter().map(|&(_, id)| id));
+        &self.ids
     }
 }
 
@@ -115,5 +199,49 @@ mod tests {
         assert_eq!(order(QueueOrder::LargestFirst), [4, 1, 2, 3]);
         // Areas 40, 100, 10, 8.
         assert_eq!(order(QueueOrder::SmallestAreaFirst), [4, 3, 1, 2]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
+        /// Over a run of calls whose queues lose jobs and gain later
+        /// arrivals, the incrementally kept order equals a full sort.
+        #[test]
+        fn the_kept_order_equals_a_full_sort(
+            jobs in proptest::collection::vec((1u32..8, 1i64..50), 1..40),
+            steps in proptest::collection::vec((0usize..40, 0u8..4), 1..12),
+        ) {
+            let jobs: Vec<Job> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, &(size, estimate))| Job::new(i as u64 + 1, i as i64, size, estimate, estimate))
+                .collect();
+            for order in [
+                QueueOrder::ShortestFirst,
+                QueueOrder::SmallestFirst,
+                QueueOrder::LargestFirst,
+                QueueOrder::SmallestAreaFirst,
+            ] {
+                let mut kept = SortedQueue::default();
+                let mut arrived = 0usize;
+                let mut waiting: Vec<JobId> = Vec::new();
+                for &(arrive, leave) in &steps {
+                    // Some jobs start (every `leave + 2`-th waiting one), then
+                    // up to `arrive` more arrive.
+                    let mut index = 0;
+                    waiting.retain(|_| {
+                        index += 1;
+                        index % (usize::from(leave) + 2) != 0
+                    });
+                    let upto = (arrived + arrive % 6).min(jobs.len());
+                    waiting.extend((arrived..upto).map(|i| JobId(i as u32)));
+                    arrived = upto;
+                    let mut storage = ViewStorage::default();
+                    let view = View::new(16, 0, &jobs, &waiting, &[], &mut storage);
+                    let mut expected = Vec::new();
+                    order.arrange(&view, &mut expected);
+                    proptest::prop_assert_eq!(kept.arrange(order, &view), &expected[..]);
+                }
+            }
+        }
     }
 }
