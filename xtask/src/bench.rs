@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-use lublin_model::{CwfGenerator, CwfParams};
+use lublin_model::{CwfGenerator, CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_run::{
     DeadlineParams, Estimates, SimulateArgs, WorkloadSource, load_workload, make_deadlines,
     metrics_config, prepare_workload, run_policy,
@@ -45,7 +45,7 @@ pub struct Case {
     pub deadlines: Option<(f64, f64)>,
 }
 
-/// The targets of issues 3, 4 and 6.
+/// The targets of issues 3, 4, 6, 12, 17 and 18.
 pub const CASES: &[Case] = &[
     Case {
         issue: 3,
@@ -145,6 +145,62 @@ pub const CASES: &[Case] = &[
         rss_mb: None,
         deadlines: Some((1.6, 0.2)),
     },
+    Case {
+        issue: 17,
+        trace: "LANL-CM5-1994-4.1-cln.swf.gz",
+        policy: "easy",
+        seconds: 0.15,
+        rss_mb: Some(50.0),
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "LANL-CM5-1994-4.1-cln.swf.gz",
+        policy: "conservative",
+        seconds: 0.2,
+        rss_mb: None,
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "RICC-2010-2.swf.gz",
+        policy: "easy",
+        seconds: 1.5,
+        rss_mb: Some(150.0),
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "RICC-2010-2.swf.gz",
+        policy: "los",
+        seconds: 2.0,
+        rss_mb: None,
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "lublin:5000000:3",
+        policy: "fcfs",
+        seconds: 15.0,
+        rss_mb: Some(1000.0),
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "lublin:200000:3",
+        policy: "easy:order=sjf",
+        seconds: 5.0,
+        rss_mb: None,
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "lublin:200000:3",
+        policy: "backfill:depth=4",
+        seconds: 5.0,
+        rss_mb: None,
+        deadlines: None,
+    },
 ];
 
 /// `slurm-backfill` with the operator example's fair-share-first slurm.conf.
@@ -177,6 +233,14 @@ fn generated_jobs(trace: &str) -> Option<usize> {
     trace.strip_prefix("cwf:")?.parse().ok()
 }
 
+/// Jobs and offered load of a `lublin:JOBS:LOAD` case: the Lublin-Feitelson
+/// model on 128 nodes, f-model estimates with f = 3, seed 1, generated in
+/// the child and counted in its time.
+fn generated_lublin(trace: &str) -> Option<(usize, f64)> {
+    let (jobs, load) = trace.strip_prefix("lublin:")?.split_once(':')?;
+    Some((jobs.parse().ok()?, load.parse().ok()?))
+}
+
 /// What one child run measured.
 #[derive(Debug, Clone, Copy)]
 struct Measurement {
@@ -198,7 +262,10 @@ pub fn run(repeat: usize) -> Result<bool, String> {
     );
     let mut all_met = true;
     for (index, case) in CASES.iter().enumerate() {
-        if traces.is_none() && generated_jobs(case.trace).is_none() {
+        if traces.is_none()
+            && generated_jobs(case.trace).is_none()
+            && generated_lublin(case.trace).is_none()
+        {
             println!(
                 "{:<6} {:<30} {:<24} skipped: SCHEDSIM_TRACES not set",
                 case.issue,
@@ -295,61 +362,85 @@ pub fn run_case(index: usize) -> Result<(), String> {
         .get(index)
         .ok_or_else(|| format!("no benchmark case {index}"))?;
     let started = Instant::now();
-    let (args, loaded) = match generated_jobs(case.trace) {
-        Some(jobs) => {
-            let params = CwfParams::default().load(0.9);
-            let records = CwfGenerator::new(params.clone(), 1)
-                .map_err(|e| e.to_string())?
-                .generate(jobs);
-            let mut header = Header::new();
-            for key in ["MaxNodes", "MaxProcs"] {
-                header
-                    .set(key, u64::from(params.machine_size))
-                    .map_err(|e| e.to_string())?;
-            }
-            let args = SimulateArgs {
-                granularity: params.block_size,
-                ..SimulateArgs::new()
-            };
-            let source = WorkloadSource::Cwf {
-                jobs,
-                seed: 1,
-                params: Box::new(params),
-            };
-            let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
-                .map_err(|e| e.to_string())?;
-            (args, loaded)
+    let (args, loaded) = if let Some((jobs, load)) = generated_lublin(case.trace) {
+        let params = LublinParams::for_machine(128)
+            .load(load)
+            .estimate(EstimateParams::f_model(3.0));
+        let records = LublinGenerator::new(params.clone(), 1)
+            .map_err(|e| e.to_string())?
+            .generate(jobs);
+        let mut header = Header::new();
+        for key in ["MaxNodes", "MaxProcs"] {
+            header.set(key, 128u64).map_err(|e| e.to_string())?;
         }
-        None => {
-            let traces = std::env::var_os("SCHEDSIM_TRACES")
-                .map(PathBuf::from)
-                .ok_or("SCHEDSIM_TRACES is not set")?;
-            let mut args = SimulateArgs {
-                workload: Some(traces.join(case.trace)),
-                // Real traces hold jobs that cannot be simulated (no size);
-                // they are dropped and counted, as a user would run them.
-                lenient: true,
-                ..SimulateArgs::new()
-            };
-            if let Some((factor, _)) = case.deadlines {
-                args.estimates = Estimates::Exact;
-                args.load_factor = Some(factor);
-                args.load_method = LoadMethod::Duplicate;
-            }
-            let mut loaded = load_workload(&args).map_err(|e| e.to_string())?;
-            if let Some((_, stringency)) = case.deadlines {
-                let made = make_deadlines(
-                    &loaded.jobs,
-                    &DeadlineParams::new(stringency),
-                    &args.sim_options(),
-                )
-                .map_err(|e| e.to_string())?;
-                loaded.jobs = loaded
-                    .jobs
-                    .with_deadlines(&made)
+        let args = SimulateArgs::new();
+        let source = WorkloadSource::Builtin {
+            model: "lublin-feitelson".to_owned(),
+            jobs,
+            seed: 1,
+            params: Box::new(params),
+            sha256: String::new(),
+        };
+        let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
+            .map_err(|e| e.to_string())?;
+        (args, loaded)
+    } else {
+        match generated_jobs(case.trace) {
+            Some(jobs) => {
+                let params = CwfParams::default().load(0.9);
+                let records = CwfGenerator::new(params.clone(), 1)
+                    .map_err(|e| e.to_string())?
+                    .generate(jobs);
+                let mut header = Header::new();
+                for key in ["MaxNodes", "MaxProcs"] {
+                    header
+                        .set(key, u64::from(params.machine_size))
+                        .map_err(|e| e.to_string())?;
+                }
+                let args = SimulateArgs {
+                    granularity: params.block_size,
+                    ..SimulateArgs::new()
+                };
+                let source = WorkloadSource::Cwf {
+                    jobs,
+                    seed: 1,
+                    params: Box::new(params),
+                };
+                let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
                     .map_err(|e| e.to_string())?;
+                (args, loaded)
             }
-            (args, loaded)
+            None => {
+                let traces = std::env::var_os("SCHEDSIM_TRACES")
+                    .map(PathBuf::from)
+                    .ok_or("SCHEDSIM_TRACES is not set")?;
+                let mut args = SimulateArgs {
+                    workload: Some(traces.join(case.trace)),
+                    // Real traces hold jobs that cannot be simulated (no size);
+                    // they are dropped and counted, as a user would run them.
+                    lenient: true,
+                    ..SimulateArgs::new()
+                };
+                if let Some((factor, _)) = case.deadlines {
+                    args.estimates = Estimates::Exact;
+                    args.load_factor = Some(factor);
+                    args.load_method = LoadMethod::Duplicate;
+                }
+                let mut loaded = load_workload(&args).map_err(|e| e.to_string())?;
+                if let Some((_, stringency)) = case.deadlines {
+                    let made = make_deadlines(
+                        &loaded.jobs,
+                        &DeadlineParams::new(stringency),
+                        &args.sim_options(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    loaded.jobs = loaded
+                        .jobs
+                        .with_deadlines(&made)
+                        .map_err(|e| e.to_string())?;
+                }
+                (args, loaded)
+            }
         }
     };
     let config = metrics_config(&args, loaded.jobs.model().procs);
