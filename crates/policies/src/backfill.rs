@@ -294,9 +294,12 @@ impl Backfill {
         );
         let mut reserved = 0;
         let mut free = view.free();
-        for &id in queue {
+        let mut position = 0;
+        while position < queue.len() {
+            let id = queue[position];
+            position += 1;
             if free == 0 && reserved == limit {
-                break;
+                return;
             }
             let (size, estimate) = (view.job(id).size, view.estimate(id));
             let Some(anchor) = self.profile.earliest_start(size, estimate) else {
@@ -310,6 +313,29 @@ impl Backfill {
                 self.profile.reserve(anchor, anchor + estimate, size);
                 self.reserve_for_call(id, anchor);
                 reserved += 1;
+                if reserved == limit && self.order == QueueOrder::Fcfs {
+                    break;
+                }
+            }
+        }
+        if position == queue.len() || self.order != QueueOrder::Fcfs {
+            return;
+        }
+        // Every reservation is made: the rest of the queue can only start
+        // now, which needs at most `free` processors. Arrival order is id
+        // order, so jump from one such job to the next instead of visiting
+        // every job (the same jobs, in the same order, as the loop above).
+        let mut from = JobId(queue[position - 1].0 + 1);
+        while free > 0 {
+            let Some(id) = view.next_candidate(from, free, Time::MAX, 0) else {
+                break;
+            };
+            from = JobId(id.0 + 1);
+            let (size, estimate) = (view.job(id).size, view.estimate(id));
+            if self.profile.earliest_start(size, estimate) == Some(now) {
+                self.profile.reserve(now, now + estimate, size);
+                self.started.start(view, id, decisions);
+                free -= size;
             }
         }
     }
