@@ -376,6 +376,26 @@ impl Policy for ScojoPect {
         self.overhead = view.switch_overhead();
         for &id in view.arrived() {
             let class = self.config.class_of(view.estimate(id));
+            // Without smart backfilling a class runs only in its own slice.
+            // A slice no longer than a suspension (the processors it waits
+            // for) plus a resumption gives its jobs no time to progress
+            // before they are suspended again: the run would never end.
+            if !self.config.smart_backfill {
+                let switch = self.overhead.suspend.saturating_add(self.overhead.resume);
+                let length = self
+                    .slices
+                    .iter()
+                    .find(|&&(c, _)| c == class)
+                    .map_or(0, |&(_, length)| length);
+                if switch > 0 && length <= switch {
+                    decisions.fail(format!(
+                        "job {} is {} and its slice lasts {length} s, no longer than a suspension and a resumption ({switch} s): with smart backfilling off it would never progress; lengthen the cycle or the class's share, or turn smart backfilling on",
+                        view.job(id).number,
+                        class.name()
+                    ));
+                    return;
+                }
+            }
             let info = self.info_mut(id);
             info.class = class;
             info.waiting = true;
