@@ -10,6 +10,8 @@
 //!   as `schedsim sweep`, kept here as the project's entry point);
 //! - `kumar-tables RESULTS.csv`: the Delayed-LOS paper's tables from sweep
 //!   results (see the `kumar` module);
+//! - `estimates`: estimate models against the archive traces' estimates
+//!   (see the `estimates` module);
 //! - `results`: regenerates the figures of docs/results (see the `results`
 //!   module).
 
@@ -19,6 +21,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod bench_greedy;
+mod estimates;
 mod kumar;
 mod results;
 
@@ -77,6 +80,10 @@ enum Task {
     /// experiments/ (run or resumed, then merged) and draw the schedule
     /// figure; needs SCHEDSIM_TRACES.
     Results,
+    /// Compare estimate models (exact, f-model, Tsafrir-Etsion-Feitelson
+    /// under several hints) with the user estimates of the archive traces
+    /// (SCHEDSIM_TRACES): Kolmogorov-Smirnov distances, as a Markdown table.
+    Estimates,
 }
 
 fn main() -> ExitCode {
@@ -96,6 +103,7 @@ fn main() -> ExitCode {
         Task::Sweep(args) => schedsim_sweep::sweep(&args).map_err(|e| schedsim_cli::error_line(&e)),
         Task::KumarTables { results } => kumar::run(&results),
         Task::Results => results::run(),
+        Task::Estimates => estimates::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

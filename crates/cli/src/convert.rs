@@ -30,6 +30,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use lublin_model::EstimateModelError;
 use serde::Serialize;
 use workload_format::{
     BatsimError, CwfFields, ReadError, ReadOptions, RequestType, SacctError, SacctOptions,
@@ -38,6 +39,9 @@ use workload_format::{
 };
 
 use crate::CommandError;
+use crate::estimates::{
+    EstimateModelChoice, EstimatesReport, estimates_note, fill_estimates, parse_estimate_model,
+};
 use crate::jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 
 /// Arguments of `schedsim convert`.
@@ -63,6 +67,16 @@ pub struct ConvertArgs {
     /// sacct input: the cluster's processors, written as MaxProcs.
     #[arg(long, value_name = "P")]
     pub procs: Option<u64>,
+    /// Replace the requested time (field 9) of every job with a known
+    /// runtime by an estimate model: `exact`, `f:F` (optionally
+    /// `,rounded`) or `tsafrir[:max=D,hint=D@S,bins=linear|power|K,truncate]`
+    /// (Tsafrir-Etsion-Feitelson; maximum by default the longest runtime
+    /// rounded up to an hour). For traces without estimates.
+    #[arg(long, value_name = "MODEL", value_parser = parse_estimate_model)]
+    pub estimates: Option<EstimateModelChoice>,
+    /// The seed of --estimates.
+    #[arg(long, value_name = "SEED", default_value_t = 1, requires = "estimates")]
+    pub estimates_seed: u64,
 }
 
 impl ConvertArgs {
@@ -75,6 +89,8 @@ impl ConvertArgs {
             lenient: false,
             time_zone: "UTC".to_owned(),
             procs: None,
+            estimates: None,
+            estimates_seed: 1,
         }
     }
 }
@@ -139,6 +155,8 @@ pub struct ConvertSummary {
     pub never_started: u64,
     /// sacct input: the name mapping written beside the output.
     pub mapping: Option<PathBuf>,
+    /// What --estimates did.
+    pub estimates: Option<EstimatesReport>,
 }
 
 /// `OUT.mapping.csv` beside the output: its name without `.gz` and the
@@ -233,6 +251,17 @@ pub enum ConvertError {
         /// Submissions with an amount.
         amounts: u64,
     },
+    /// --estimates failed.
+    #[error("cannot fill the estimates of {}", input.display())]
+    Estimates {
+        /// The input file.
+        input: PathBuf,
+        /// Why.
+        source: EstimateModelError,
+    },
+    /// The header note naming the estimate model could not be added.
+    #[error("cannot add the estimate model's note to the header")]
+    Note(#[source] workload_format::HeaderError),
     /// The report could not be written.
     #[error("cannot write the report")]
     Report(#[source] io::Error),
@@ -293,6 +322,20 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         summary.skipped_lines = import.summary.skipped;
         summary.unfinished = import.summary.unfinished;
         summary.never_started = import.summary.never_started;
+    }
+    if let Some(model) = &args.estimates {
+        let report = fill_estimates(&mut workload.records, model, args.estimates_seed).map_err(
+            |source| ConvertError::Estimates {
+                input: args.input.clone(),
+                source,
+            },
+        )?;
+        let note = estimates_note(model, &report, args.estimates_seed);
+        workload
+            .header
+            .add("Note", note)
+            .map_err(ConvertError::Note)?;
+        summary.estimates = Some(report);
     }
     match to {
         Format::Swf | Format::BatsimJson => to_swf(&mut workload, args, &mut summary)?,
@@ -424,6 +467,16 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             "{} jobs still pending or running left out; {} cancelled before they started kept \
              (no wait or run time)",
             s.unfinished, s.never_started
+        )?;
+    }
+    if let Some(e) = &s.estimates {
+        let max = e
+            .max_estimate
+            .map_or_else(String::new, |m| format!(" (maximum {m} s)"));
+        writeln!(
+            out,
+            "estimates{max}: {} jobs; {} with an unknown runtime left alone; {} runtimes truncated",
+            e.assigned, e.unknown_runtime, e.truncated
         )?;
     }
     if let Some(mapping) = &s.mapping {

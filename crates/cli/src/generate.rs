@@ -20,10 +20,16 @@ use std::time::Instant;
 
 use clap::builder::RangedU64ValueParser;
 use lublin_model::{
-    CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateParams, GeneratedSummary,
-    LublinGenerator, LublinParams, ParamsError, ReduceFloor, SizeUnit,
+    CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateModelError, EstimateParams,
+    GeneratedSummary, LublinGenerator, LublinParams, OverMaximum, ParamsError, ReduceFloor,
+    SizeUnit,
 };
 use serde::Serialize;
+
+use crate::estimates::{
+    EstimateModelChoice, EstimatesReport, estimates_note, parse_estimate_model, parse_per_job,
+    tsafrir_for_runtimes,
+};
 use serde::de::DeserializeOwned;
 use workload_format::{
     CwfFields, Header, HeaderError, PathOutput, Record, RequestType, Writer, create_path,
@@ -107,10 +113,13 @@ pub struct LublinArgs {
     pub typeless: bool,
     /// The requested time (field 9): `exact` (the runtime) or `f:F`
     /// (Mu'alem-Feitelson f-model, runtime x U(1, F)), optionally followed
-    /// by `,rounded` (up to 5/15/30 min, 1/2/4/8/12/24/48 h). Default:
-    /// unknown (-1), as the reference generator writes.
-    #[arg(long, value_name = "MODEL", conflicts_with = "params", value_parser = estimate)]
-    pub estimate: Option<EstimateParams>,
+    /// by `,rounded` (up to 5/15/30 min, 1/2/4/8/12/24/48 h); or
+    /// `tsafrir[:max=D,hint=D@S,bins=linear|power|K]`, the
+    /// Tsafrir-Etsion-Feitelson model of the whole workload's estimates
+    /// (maximum by default the longest runtime rounded up to an hour).
+    /// Default: unknown (-1), as the reference generator writes.
+    #[arg(long, value_name = "MODEL", conflicts_with = "params", value_parser = parse_estimate_model)]
+    pub estimate: Option<EstimateModelChoice>,
 }
 
 impl LublinArgs {
@@ -139,7 +148,11 @@ impl LublinArgs {
             .map_or_else(LublinParams::default, LublinParams::for_machine)
             .job_types(!self.typeless);
         params.target_load = self.load;
-        params.estimate = self.estimate;
+        params.estimate = match &self.estimate {
+            Some(EstimateModelChoice::PerJob(p)) => Some(*p),
+            // Filled after generation, from all runtimes (see `generate`).
+            Some(EstimateModelChoice::Tsafrir(_)) | None => None,
+        };
         Ok(params)
     }
 }
@@ -191,7 +204,7 @@ pub struct CwfArgs {
     pub block_size: Option<u32>,
     /// The requested time: `exact` or `f:F`, optionally `,rounded` (as for
     /// `generate lublin`). Default exact.
-    #[arg(long, value_name = "MODEL", conflicts_with = "params", value_parser = estimate)]
+    #[arg(long, value_name = "MODEL", conflicts_with = "params", value_parser = parse_per_job)]
     pub estimate: Option<EstimateParams>,
     /// Mean delay from submission to a dedicated job's requested start,
     /// seconds (exponential). Default 3600.
@@ -355,6 +368,17 @@ pub enum GenerateError {
         #[source]
         source: workload_format::WriteError,
     },
+    /// The Tsafrir estimate model failed (a maximum below the longest
+    /// runtime, hints that do not fit).
+    #[error("the estimate model failed")]
+    Estimates(#[from] EstimateModelError),
+    /// `truncate` would change generated runtimes after the header tallied
+    /// them.
+    #[error(
+        "generate cannot truncate runtimes for the tsafrir model; leave max out (the longest \
+         runtime rounded up to an hour) or give one at least that long"
+    )]
+    TruncateGenerated,
     /// The report could not be written.
     #[error("cannot write the report")]
     Output(#[source] io::Error),
@@ -400,8 +424,29 @@ pub fn generate(
             let generator = LublinGenerator::new(params, target.seed)?;
             let records = generator.records(target.jobs);
             let summary = records.clone().summary();
-            let header = generator.header_for(&summary)?;
-            target.write(&header, records, machine_size, target_load, summary)?
+            let mut header = generator.header_for(&summary)?;
+            if let Some(EstimateModelChoice::Tsafrir(choice)) = &a.estimate {
+                // The model needs every runtime first: a third pass over the
+                // generator, holding 16 bytes per job.
+                if choice.params.over_maximum == OverMaximum::Truncate {
+                    return Err(GenerateError::TruncateGenerated);
+                }
+                let runtimes: Vec<u64> = records.clone().map(|r| r.run_time.unwrap_or(0)).collect();
+                let (params, estimates) = tsafrir_for_runtimes(choice, &runtimes, target.seed)?;
+                let report = EstimatesReport {
+                    max_estimate: Some(params.max_estimate),
+                    ..EstimatesReport::default()
+                };
+                let model = EstimateModelChoice::Tsafrir(choice.clone());
+                header.add("Note", estimates_note(&model, &report, target.seed))?;
+                let records = records.zip(estimates).map(|(mut r, e)| {
+                    r.requested_time = Some(e);
+                    r
+                });
+                target.write(&header, records, machine_size, target_load, summary)?
+            } else {
+                target.write(&header, records, machine_size, target_load, summary)?
+            }
         }
         GenerateModel::Cwf(a) => {
             let params = a.generator_params()?;
@@ -600,24 +645,6 @@ fn probability(text: &str) -> Result<f64, String> {
     }
 }
 
-/// `exact`, `f:F`, either followed by `,rounded`.
-fn estimate(text: &str) -> Result<EstimateParams, String> {
-    const EXPECTED: &str = "expected exact or f:F (F >= 1), optionally followed by ,rounded";
-    let (model, rounded) = match text.strip_suffix(",rounded") {
-        Some(model) => (model, true),
-        None => (text, false),
-    };
-    let params = if model == "exact" {
-        EstimateParams::EXACT
-    } else {
-        match model.strip_prefix("f:").map(str::parse::<f64>) {
-            Some(Ok(f)) if f.is_finite() && f >= 1.0 => EstimateParams::f_model(f),
-            _ => return Err(EXPECTED.to_owned()),
-        }
-    };
-    Ok(if rounded { params.rounded() } else { params })
-}
-
 /// `fraction:F` or `seconds:S`.
 fn amount(text: &str) -> Result<CommandAmount, String> {
     let parse = |v: &str| positive(v).ok();
@@ -666,14 +693,14 @@ mod tests {
 
     #[test]
     fn estimate_syntax() {
-        assert_eq!(estimate("exact"), Ok(EstimateParams::EXACT));
+        assert_eq!(parse_per_job("exact"), Ok(EstimateParams::EXACT));
         assert_eq!(
-            estimate("exact,rounded"),
+            parse_per_job("exact,rounded"),
             Ok(EstimateParams::EXACT.rounded())
         );
-        assert_eq!(estimate("f:3"), Ok(EstimateParams::f_model(3.0)));
+        assert_eq!(parse_per_job("f:3"), Ok(EstimateParams::f_model(3.0)));
         assert_eq!(
-            estimate("f:2.5,rounded"),
+            parse_per_job("f:2.5,rounded"),
             Ok(EstimateParams::f_model(2.5).rounded())
         );
         for bad in [
@@ -687,7 +714,7 @@ mod tests {
             "exact,round",
             "rounded",
         ] {
-            assert!(estimate(bad).is_err(), "{bad}");
+            assert!(parse_per_job(bad).is_err(), "{bad}");
         }
     }
 
@@ -743,7 +770,7 @@ mod tests {
             LublinParams::for_machine(256)
         );
         l.typeless = true;
-        l.estimate = Some(EstimateParams::f_model(3.0));
+        l.estimate = Some(EstimateModelChoice::PerJob(EstimateParams::f_model(3.0)));
         assert_eq!(
             l.generator_params().unwrap(),
             LublinParams::for_machine(256)

@@ -29,6 +29,7 @@
 mod compare;
 mod convert;
 mod deadlines_command;
+mod estimates;
 mod generate;
 mod jsonl;
 mod plot_command;
@@ -41,6 +42,9 @@ use std::fmt::Write as _;
 pub use compare::{CompareArgs, CompareError, CompareOutcome, compare};
 pub use convert::{ConvertArgs, ConvertError, ConvertSummary, Format, convert};
 pub use deadlines_command::{DeadlinesArgs, DeadlinesError, deadlines};
+pub use estimates::{
+    EstimateModelChoice, EstimatesReport, TsafrirChoice, fill_estimates, parse_estimate_model,
+};
 pub use generate::{
     CommonArgs, CwfArgs, GenerateArgs, GenerateError, GenerateModel, GenerateOutcome, LublinArgs,
     generate,

@@ -493,3 +493,84 @@ fn the_simulate_built_in_workload_is_a_generated_one() {
     let params: LublinParams = serde_json::from_str(params_note(&generated)).unwrap();
     assert_eq!(params, builtin_params());
 }
+
+#[test]
+fn tsafrir_estimates_from_generate_and_convert() {
+    let dir = temp_dir("tsafrir");
+    let d = dir.display();
+    // generate: the default maximum is the longest runtime rounded up to a
+    // whole hour; every estimate covers its runtime; the same seed gives
+    // the same bytes.
+    ok(&format!(
+        "generate lublin --jobs 3000 --procs 128 --seed 4 --estimate tsafrir -o {d}/a.swf"
+    ));
+    ok(&format!(
+        "generate lublin --jobs 3000 --procs 128 --seed 4 --estimate tsafrir -o {d}/b.swf"
+    ));
+    let a = std::fs::read(dir.join("a.swf")).unwrap();
+    assert_eq!(a, std::fs::read(dir.join("b.swf")).unwrap());
+    let w = read(&dir.join("a.swf"));
+    let longest = w.records.iter().filter_map(|r| r.run_time).max().unwrap();
+    let max = longest.div_ceil(3_600) * 3_600;
+    assert!(
+        w.records
+            .iter()
+            .all(|r| r.requested_time.unwrap() >= r.run_time.unwrap())
+    );
+    // The maximum is the most popular estimate (about 22% of the jobs).
+    let at_max = w
+        .records
+        .iter()
+        .filter(|r| r.requested_time == Some(max))
+        .count();
+    assert!((550..=750).contains(&at_max), "{at_max} of 3000 at {max} s");
+    let note = w.header.get_all("Note").last().unwrap().to_owned();
+    assert!(
+        note.contains(&format!(
+            "Tsafrir-Etsion-Feitelson 2005 estimate model, maximum {max} s"
+        )),
+        "{note}"
+    );
+
+    // convert: a trace's estimates replaced; the hint fixes the maximum's
+    // share: 10% of 3,000 = 300 jobs at 60 h.
+    let out = ok(&format!(
+        "convert {d}/a.swf {d}/c.swf --estimates tsafrir:max=60h,hint=60h@0.1 --estimates-seed 9"
+    ));
+    assert!(
+        out.contains("estimates (maximum 216000 s): 3000 jobs; 0 with an unknown runtime"),
+        "{out}"
+    );
+    let c = read(&dir.join("c.swf"));
+    assert_eq!(
+        c.records
+            .iter()
+            .filter(|r| r.requested_time == Some(216_000))
+            .count(),
+        300
+    );
+    for (before, after) in w.records.iter().zip(&c.records) {
+        assert_eq!(before.run_time, after.run_time);
+        assert!(after.requested_time.unwrap() >= after.run_time.unwrap());
+    }
+
+    // A maximum below some runtimes is refused, naming the count and the
+    // way out; per-job models work in convert too.
+    let o = run(&format!(
+        "convert {d}/a.swf {d}/e.swf --estimates tsafrir:max=1h"
+    ));
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("cannot fill the estimates of")
+            && err.contains("raise the maximum or truncate"),
+        "{err}"
+    );
+    assert!(!dir.join("e.swf").exists());
+    ok(&format!("convert {d}/a.swf {d}/f.swf --estimates f:2"));
+    let f = read(&dir.join("f.swf"));
+    assert!(f.records.iter().all(|r| {
+        let (e, t) = (r.requested_time.unwrap(), r.run_time.unwrap());
+        e >= t && e <= 2 * t.max(1)
+    }));
+}

@@ -79,6 +79,20 @@ impl EstimateParams {
         }
     }
 
+    /// The estimate of the `index`-th job of a workload, of `runtime`
+    /// seconds, from its own random stream under `seed`: the draw the Lublin
+    /// generator makes for its `index`-th typeless job. For filling traces
+    /// without estimates.
+    pub fn estimate_for(&self, runtime: u64, seed: u64, index: u64) -> u64 {
+        let mut rng = crate::rng::stream(
+            seed,
+            crate::rng::Aspect::Estimate,
+            crate::rng::StreamClass::Typeless,
+            index,
+        );
+        self.estimate(runtime, &mut rng)
+    }
+
     /// The estimate for a job of `runtime` seconds, drawing from `rng` (the
     /// job's own estimate stream).
     pub(crate) fn estimate<R: Rng + ?Sized>(&self, runtime: u64, rng: &mut R) -> u64 {

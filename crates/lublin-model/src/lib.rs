@@ -118,7 +118,35 @@
 //! [`EstimateParams`]: exact, or the Mu'alem-Feitelson f-model
 //! `runtime * U(1, f)`, optionally rounded up to the values users type
 //! ([`POPULAR_ESTIMATES`]). Estimates are whole seconds, at least the runtime
-//! and at least 1.
+//! and at least 1. [`EstimateParams::estimate_for`] fills a trace the same
+//! way.
+//!
+//! Users do not estimate like that: they pick round values, most often the
+//! site's maximum. [`tsafrir_estimates`] implements the
+//! Tsafrir-Etsion-Feitelson model (JSSPP 2005), a transform of a whole
+//! workload: the histogram of its `N` estimates ([`tsafrir_histogram`]),
+//! then one estimate per job, never below its runtime ([`TsafrirParams`]
+//! documents each step and parameter; known popular values of a site are
+//! [`EstimateHint`]s). [`tsafrir_records`] fills the requested times of
+//! records, generated or read:
+//!
+//! ```
+//! use lublin_model::{LublinGenerator, LublinParams, TsafrirParams, tsafrir_records};
+//!
+//! let mut jobs = LublinGenerator::new(LublinParams::default(), 1)?.generate(2_000);
+//! // A site whose limit is 48 h (the generator's runtimes stay below
+//! // 45.2 h) and whose users pick it for 30% of their jobs.
+//! let model = TsafrirParams::new(48 * 3_600).hint(48 * 3_600, 0.3);
+//! let report = tsafrir_records(&mut jobs, &model, 7)?;
+//! assert_eq!(report.assigned, 2_000);
+//! assert!(jobs.iter().all(|j| j.requested_time >= j.run_time));
+//! let at_max = jobs.iter().filter(|j| j.requested_time == Some(48 * 3_600)).count();
+//! assert_eq!(at_max, 600);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`ks_two_sample`] is the two-sample Kolmogorov-Smirnov test used to
+//! compare generated distributions with traces'.
 //!
 //! # The CWF generator (Delayed/Hybrid-LOS, section IV-D)
 //!
@@ -150,10 +178,12 @@ mod dist;
 mod error;
 mod estimate;
 mod header;
+mod ks;
 mod load;
 mod lublin;
 mod params;
 mod rng;
+mod tsafrir;
 
 pub use cwf::{
     BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, CwfRecords, ReduceFloor,
@@ -161,8 +191,14 @@ pub use cwf::{
 };
 pub use error::ParamsError;
 pub use estimate::{EstimateModel, EstimateParams, POPULAR_ESTIMATES};
+pub use ks::{Ks, kolmogorov_q, ks_two_sample};
 pub use load::offered_load;
 pub use lublin::{Generated, GeneratedSummary, LublinGenerator, LublinRecords};
 pub use params::{
     ArrivalParams, ClassParams, DEFAULT_MACHINE_SIZE, LublinParams, RuntimeParams, SizeParams,
+};
+pub use tsafrir::{
+    BinCount, EstimateBin, EstimateHint, EstimateModelError, MAX_ESTIMATE_LIMIT, ModelledEstimates,
+    OverMaximum, TsafrirParams, TsafrirReport, tsafrir_estimates, tsafrir_histogram,
+    tsafrir_records,
 };

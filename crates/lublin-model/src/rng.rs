@@ -30,6 +30,9 @@ pub(crate) enum Aspect {
     Extend = 6,
     /// CWF: whether an RT command is injected, its amount and its time.
     Reduce = 7,
+    /// The Tsafrir-Etsion-Feitelson estimate model (whole workload: index 0
+    /// draws the histogram, index 1 the assignment).
+    EstimateModel = 8,
 }
 
 /// The class a stream belongs to. Also part of the key; never renumber.

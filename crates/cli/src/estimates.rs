@@ -1,0 +1,345 @@
+//! The `--estimate` / `--estimates` models: per-job (exact, f-model) or the
+//! Tsafrir-Etsion-Feitelson whole-workload model, and how they fill the
+//! requested time (field 9) of a workload.
+//!
+//! Syntax:
+//! - `exact`, `f:F`, either optionally followed by `,rounded`;
+//! - `tsafrir`, or `tsafrir:` followed by comma-separated settings:
+//!   `max=D` (the site's largest estimate; default: the longest runtime
+//!   rounded up to a whole hour, at least 1 h), `hint=D@S` (a known popular
+//!   estimate used by share S of the jobs; repeatable, at most 20),
+//!   `bins=linear|power|K` (the bin-count model, or K bins) and `truncate`
+//!   (cut runtimes above the maximum to it instead of refusing).
+//!
+//! Durations D are seconds, or a number followed by `s`, `m`, `h` or `d`.
+
+use lublin_model::{
+    BinCount, EstimateModelError, EstimateParams, TsafrirParams, tsafrir_estimates,
+};
+use workload_format::{Record, RequestType};
+
+/// An estimate model as the command line names it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum EstimateModelChoice {
+    /// Drawn per job from its runtime (exact or f-model).
+    PerJob(EstimateParams),
+    /// The Tsafrir-Etsion-Feitelson model over the whole workload.
+    Tsafrir(TsafrirChoice),
+}
+
+/// The Tsafrir model's settings; the maximum may wait for the runtimes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TsafrirChoice {
+    /// The maximum estimate, if given.
+    pub max: Option<u64>,
+    /// The model's parameters (their maximum is replaced by the resolved
+    /// one).
+    pub params: TsafrirParams,
+}
+
+impl TsafrirChoice {
+    /// The parameters for a workload whose longest runtime is `longest`:
+    /// the given maximum, or `longest` rounded up to a whole hour (at least
+    /// one hour).
+    pub fn resolve(&self, longest: u64) -> TsafrirParams {
+        let max = self
+            .max
+            .unwrap_or_else(|| longest.div_ceil(3_600).max(1).saturating_mul(3_600));
+        let mut params = self.params.clone();
+        params.max_estimate = max;
+        params
+    }
+}
+
+/// What filling the estimates did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
+pub struct EstimatesReport {
+    /// Jobs that got an estimate.
+    pub assigned: u64,
+    /// Jobs left alone: their runtime is unknown.
+    pub unknown_runtime: u64,
+    /// Runtimes cut to the maximum (`truncate`).
+    pub truncated: u64,
+    /// The Tsafrir model's maximum estimate, when that model ran.
+    pub max_estimate: Option<u64>,
+}
+
+/// Replaces the requested time of every job of `records` with a known
+/// runtime by the model's estimate (CWF command lines are not jobs). Per-job
+/// models draw the `k`-th job's estimate from stream `k` of `seed`.
+///
+/// # Errors
+/// The Tsafrir model's errors (a runtime above the maximum, hints that do
+/// not fit, a histogram that cannot cover the runtimes).
+pub fn fill_estimates(
+    records: &mut [Record],
+    model: &EstimateModelChoice,
+    seed: u64,
+) -> Result<EstimatesReport, EstimateModelError> {
+    let is_job = |r: &Record| r.cwf.is_none_or(|c| c.request_type == RequestType::Submit);
+    let mut report = EstimatesReport::default();
+    match model {
+        EstimateModelChoice::PerJob(params) => {
+            for r in records.iter_mut().filter(|r| is_job(r)) {
+                match r.run_time {
+                    Some(runtime) => {
+                        r.requested_time =
+                            Some(params.estimate_for(runtime, seed, report.assigned));
+                        report.assigned += 1;
+                    }
+                    None => report.unknown_runtime += 1,
+                }
+            }
+        }
+        EstimateModelChoice::Tsafrir(choice) => {
+            let longest = records
+                .iter()
+                .filter(|r| is_job(r))
+                .filter_map(|r| r.run_time)
+                .max()
+                .unwrap_or(0);
+            let params = choice.resolve(longest);
+            let done = lublin_model::tsafrir_records(records, &params, seed)?;
+            report.assigned = done.assigned;
+            report.unknown_runtime = done.unknown_runtime;
+            report.truncated = done.truncated;
+            report.max_estimate = Some(params.max_estimate);
+        }
+    }
+    Ok(report)
+}
+
+/// Estimates of the Tsafrir model for `runtimes` (for generators that
+/// stream their records).
+///
+/// # Errors
+/// As [`fill_estimates`].
+pub fn tsafrir_for_runtimes(
+    choice: &TsafrirChoice,
+    runtimes: &[u64],
+    seed: u64,
+) -> Result<(TsafrirParams, Vec<u64>), EstimateModelError> {
+    let params = choice.resolve(runtimes.iter().copied().max().unwrap_or(0));
+    let modelled = tsafrir_estimates(&params, runtimes, seed)?;
+    Ok((params, modelled.estimates))
+}
+
+/// A header note naming the model, for the file it fills.
+pub fn estimates_note(model: &EstimateModelChoice, report: &EstimatesReport, seed: u64) -> String {
+    match model {
+        EstimateModelChoice::PerJob(p) => format!(
+            "requested times (field 9) from the {} estimate model, seed {seed}",
+            per_job_name(p)
+        ),
+        EstimateModelChoice::Tsafrir(choice) => {
+            let hints: Vec<String> = choice
+                .params
+                .hints
+                .iter()
+                .map(|h| format!("{} s at {}", h.time, h.share))
+                .collect();
+            format!(
+                "requested times (field 9) from the Tsafrir-Etsion-Feitelson 2005 estimate model, \
+                 maximum {} s{}{}, seed {seed}",
+                report.max_estimate.unwrap_or(0),
+                if hints.is_empty() {
+                    String::new()
+                } else {
+                    format!(", hints {}", hints.join(", "))
+                },
+                if report.truncated > 0 {
+                    format!(", {} runtimes truncated to the maximum", report.truncated)
+                } else {
+                    String::new()
+                }
+            )
+        }
+    }
+}
+
+fn per_job_name(p: &EstimateParams) -> String {
+    let model = match p.model {
+        lublin_model::EstimateModel::Exact => "exact".to_owned(),
+        lublin_model::EstimateModel::FModel { f } => format!("f-model (f = {f})"),
+    };
+    if p.round_to_popular {
+        format!("{model}, rounded up to popular values,")
+    } else {
+        model
+    }
+}
+
+/// Parses `exact`, `f:F` (optionally `,rounded`) or `tsafrir[:SETTINGS]`.
+///
+/// # Errors
+/// A message for clap's "invalid value" line.
+pub fn parse_estimate_model(text: &str) -> Result<EstimateModelChoice, String> {
+    if text == "tsafrir" {
+        return Ok(EstimateModelChoice::Tsafrir(TsafrirChoice {
+            max: None,
+            params: TsafrirParams::new(3_600),
+        }));
+    }
+    if let Some(settings) = text.strip_prefix("tsafrir:") {
+        return parse_tsafrir(settings).map(EstimateModelChoice::Tsafrir);
+    }
+    parse_per_job(text).map(EstimateModelChoice::PerJob)
+}
+
+/// `exact`, `f:F`, either followed by `,rounded`.
+pub(crate) fn parse_per_job(text: &str) -> Result<EstimateParams, String> {
+    const EXPECTED: &str = "expected exact or f:F (F >= 1), optionally followed by ,rounded";
+    let (model, rounded) = match text.strip_suffix(",rounded") {
+        Some(model) => (model, true),
+        None => (text, false),
+    };
+    let params = if model == "exact" {
+        EstimateParams::EXACT
+    } else {
+        match model.strip_prefix("f:").map(str::parse::<f64>) {
+            Some(Ok(f)) if f.is_finite() && f >= 1.0 => EstimateParams::f_model(f),
+            _ => return Err(EXPECTED.to_owned()),
+        }
+    };
+    Ok(if rounded { params.rounded() } else { params })
+}
+
+fn parse_tsafrir(settings: &str) -> Result<TsafrirChoice, String> {
+    let mut max = None;
+    let mut params = TsafrirParams::new(3_600);
+    for setting in settings.split(',') {
+        let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+        match key {
+            "max" => max = Some(duration(value)?),
+            "hint" => {
+                let (time, share) = value
+                    .split_once('@')
+                    .ok_or_else(|| format!("hint '{value}': expected DURATION@SHARE"))?;
+                let share = share
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0 && *s <= 1.0)
+                    .ok_or_else(|| format!("hint share '{share}': expected a number in (0, 1]"))?;
+                params = params.hint(duration(time)?, share);
+            }
+            "bins" => {
+                params.bin_count = match value {
+                    "linear" => BinCount::Linear,
+                    "power" => BinCount::Power {
+                        a: 0.653566,
+                        b: 0.547761,
+                    },
+                    k => BinCount::Fixed(k.parse::<u32>().ok().filter(|&k| k > 0).ok_or_else(
+                        || format!("bins '{k}': expected linear, power or a positive count"),
+                    )?),
+                }
+            }
+            "truncate" if value.is_empty() => params = params.truncate_runtimes(),
+            _ => {
+                return Err(format!(
+                    "tsafrir setting '{setting}': expected max=D, hint=D@S, bins=linear|power|K \
+                     or truncate"
+                ));
+            }
+        }
+    }
+    // Check what can be checked before the maximum is known.
+    let mut check = params.clone();
+    check.max_estimate = max.unwrap_or(lublin_model::MAX_ESTIMATE_LIMIT);
+    check.validate().map_err(|e| e.to_string())?;
+    Ok(TsafrirChoice { max, params })
+}
+
+/// Seconds, or a number followed by s, m, h or d.
+fn duration(text: &str) -> Result<u64, String> {
+    let (number, unit) = match text.char_indices().last() {
+        Some((i, c @ ('s' | 'm' | 'h' | 'd'))) => (&text[..i], c),
+        _ => (text, 's'),
+    };
+    let factor = match unit {
+        'm' => 60.0,
+        'h' => 3_600.0,
+        'd' => 86_400.0,
+        _ => 1.0,
+    };
+    let seconds = number
+        .parse::<f64>()
+        .ok()
+        .map(|v| v * factor)
+        .filter(|v| v.is_finite() && *v >= 1.0 && *v <= lublin_model::MAX_ESTIMATE_LIMIT as f64)
+        .ok_or_else(|| {
+            format!("duration '{text}': expected seconds or a number followed by s, m, h or d")
+        })?;
+    Ok(seconds.round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax() {
+        assert_eq!(
+            parse_estimate_model("f:3,rounded"),
+            Ok(EstimateModelChoice::PerJob(
+                EstimateParams::f_model(3.0).rounded()
+            ))
+        );
+        let EstimateModelChoice::Tsafrir(t) = parse_estimate_model("tsafrir").unwrap() else {
+            panic!("tsafrir")
+        };
+        assert_eq!(t.max, None);
+        // 1,000 s rounds up to one hour; 9,000 s to three hours.
+        assert_eq!(t.resolve(1_000).max_estimate, 3_600);
+        assert_eq!(t.resolve(9_000).max_estimate, 10_800);
+        let EstimateModelChoice::Tsafrir(t) =
+            parse_estimate_model("tsafrir:max=18h,hint=18h@0.2,hint=90m@0.05,bins=120,truncate")
+                .unwrap()
+        else {
+            panic!("tsafrir")
+        };
+        assert_eq!(t.max, Some(64_800));
+        assert_eq!(t.params.hints.len(), 2);
+        assert_eq!(
+            (t.params.hints[1].time, t.params.hints[1].share),
+            (5_400, 0.05)
+        );
+        assert_eq!(t.params.bin_count, BinCount::Fixed(120));
+        assert_eq!(t.params.over_maximum, lublin_model::OverMaximum::Truncate);
+        for bad in [
+            "tsafrir:max=10m",
+            "tsafrir:max=x",
+            "tsafrir:hint=1h",
+            "tsafrir:hint=1h@2",
+            "tsafrir:bins=0",
+            "tsafrir:speed=3",
+            "tsafrir:max=2h,hint=3h@0.1",
+            "f:0.5",
+        ] {
+            assert!(parse_estimate_model(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_estimate_model("tsafrir:max=10m").unwrap_err(),
+            "the maximum estimate is 600 s, expected 3600 s (one hour) to 864000000 s"
+        );
+    }
+
+    #[test]
+    fn per_job_models_fill_known_runtimes_only() {
+        let mut records: Vec<Record> = (1..=4)
+            .map(|i| {
+                let mut r = Record::unknown(i);
+                r.run_time = (i != 2).then_some(i * 100);
+                r
+            })
+            .collect();
+        let model = EstimateModelChoice::PerJob(EstimateParams::EXACT.rounded());
+        let report = fill_estimates(&mut records, &model, 1).unwrap();
+        assert_eq!((report.assigned, report.unknown_runtime), (3, 1));
+        // 100, 300 and 400 s round up to 5 minutes; job 2 keeps no estimate.
+        let got: Vec<Option<u64>> = records.iter().map(|r| r.requested_time).collect();
+        assert_eq!(got, [Some(300), None, Some(300), Some(900)]);
+    }
+}
