@@ -86,6 +86,8 @@ pub struct Backfill {
     multifactor: Option<Box<Multifactor>>,
     /// Order `multifactor`: the last recalculation wake-up asked for.
     period_wake: Time,
+    /// Conservative: what lets the profile follow the events.
+    conservative: ConservativeState,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +136,7 @@ impl Backfill {
             multifactor: (order == QueueOrder::Multifactor)
                 .then(|| Box::new(Multifactor::new(MultifactorConfig::default()))),
             period_wake: Time::MIN,
+            conservative: ConservativeState::default(),
         }
     }
 
@@ -341,6 +344,23 @@ impl Backfill {
     }
 
     /// Depth all: persistent reservations with compression (appendix A.2).
+    ///
+    /// The profile persists between calls and follows the events: time
+    /// moves its start, a job ending before its estimate gives its
+    /// processors back from now to its planned end (and triggers a
+    /// compression), starts and arrivals change nothing or one reservation.
+    /// It is rebuilt from the running jobs and the held reservations (as
+    /// the thesis describes each call) only when the events cannot be
+    /// followed: the first call, a job running past its estimate, an
+    /// elastic command, a reserved job leaving the queue unstarted, or an
+    /// empty queue (the simulator does not call an idle policy, so ends go
+    /// unseen). In
+    /// debug builds every followed profile is checked against a rebuilt one.
+    ///
+    /// Compression visits the queue in order; a job that cannot move is
+    /// skipped without touching the profile (see
+    /// [`Profile::earliest_start_before`]), so a call costs
+    /// O(queue + moved x steps + (steps skipped) log steps).
     fn schedule_conservative(
         &mut self,
         view: &View<'_>,
@@ -348,29 +368,48 @@ impl Backfill {
         decisions: &mut Decisions,
     ) {
         let now = view.now();
-        self.profile.reset(
-            now,
-            view.free(),
-            view.running().map(|job| (job.expected_end, job.size)),
-        );
-        // Capacity came back before it was expected: compress.
-        let mut compress = view.ended().iter().any(|&id| {
-            view.started_at(id)
-                .is_some_and(|start| now < start + view.estimate(id))
+        let held = queue
+            .iter()
+            .filter(|id| self.reservations[id.index()].is_some())
+            .count();
+        // The running job that ends first is the one past its estimate, if
+        // any is: its expected end then moves with every call.
+        let overrun = view.running().next().is_some_and(|job| {
+            view.started_at(job.id)
+                .is_some_and(|start| start + view.estimate(job.id) <= now)
         });
-        // Put the held reservations back into the profile.
-        for &id in queue {
-            let Some(at) = self.reservations[id.index()] else {
-                continue;
-            };
-            let (size, estimate) = (view.job(id).size, view.estimate(id));
-            if self.profile.fits(at, size, estimate) {
-                self.profile.reserve(at, at + estimate, size);
-            } else {
-                // Only a job running past its estimate can cause this.
-                self.reservations[id.index()] = None;
-                compress = true;
+        let follow = self.conservative.followed
+            && !overrun
+            && held == self.conservative.held
+            && view.estimate_changes() == self.conservative.estimate_changes;
+        let mut compress = false;
+        if follow {
+            self.profile.advance(now);
+            for &id in view.ended() {
+                let Some(start) = view.started_at(id) else {
+                    continue;
+                };
+                let planned_end = start + view.estimate(id);
+                if now < planned_end {
+                    self.profile.release(now, planned_end, view.job(id).size);
+                    compress = true;
+                }
             }
+            #[cfg(debug_assertions)]
+            {
+                let mut rebuilt = self.profile.clone();
+                let compress_rebuilt = self.rebuild_profile(view, queue, &mut rebuilt);
+                assert!(
+                    rebuilt == self.profile && compress_rebuilt == compress,
+                    "conservative: the followed profile differs from a rebuilt one at {now}: {:?} vs {:?}, compress {compress} vs {compress_rebuilt}",
+                    self.profile,
+                    rebuilt
+                );
+            }
+        } else {
+            let mut profile = std::mem::take(&mut self.profile);
+            compress = self.rebuild_profile(view, queue, &mut profile);
+            self.profile = profile;
         }
         if compress {
             for &id in queue {
@@ -378,25 +417,25 @@ impl Backfill {
                     continue;
                 };
                 let (size, estimate) = (view.job(id).size, view.estimate(id));
-                self.profile.release(at, at + estimate, size);
-                let anchor = self
-                    .profile
-                    .earliest_start(size, estimate)
-                    .filter(|&anchor| anchor <= at)
-                    .unwrap_or(at);
-                self.profile.reserve(anchor, anchor + estimate, size);
-                self.reservations[id.index()] = Some(anchor);
+                if let Some(anchor) = self.profile.earliest_start_before(size, estimate, at) {
+                    self.profile.release(at, at + estimate, size);
+                    self.profile.reserve(anchor, anchor + estimate, size);
+                    self.reservations[id.index()] = Some(anchor);
+                }
             }
         }
         // New arrivals (and displaced jobs) take the earliest anchor left.
+        let mut held = 0;
         for &id in queue {
             if self.reservations[id.index()].is_some() {
+                held += 1;
                 continue;
             }
             let (size, estimate) = (view.job(id).size, view.estimate(id));
             if let Some(anchor) = self.profile.earliest_start(size, estimate) {
                 self.profile.reserve(anchor, anchor + estimate, size);
                 self.reservations[id.index()] = Some(anchor);
+                held += 1;
             }
         }
         let mut next_start = Time::MAX;
@@ -404,12 +443,22 @@ impl Backfill {
             match self.reservations[id.index()] {
                 Some(at) if at == now => {
                     self.reservations[id.index()] = None;
+                    held -= 1;
                     decisions.start(id);
                 }
                 Some(at) => next_start = next_start.min(at),
                 None => {}
             }
         }
+        // While a job runs past its estimate its expected end moves every
+        // call; with no job left waiting the simulator skips the calls (and
+        // their ends) until the next arrival: rebuild next time in both
+        // cases.
+        self.conservative = ConservativeState {
+            followed: !overrun && decisions.starts().len() < queue.len(),
+            held,
+            estimate_changes: view.estimate_changes(),
+        };
         // A reservation is a promise to start at that time. Usually a job
         // ends then anyway, but after a compression a reservation can sit at
         // a time when nothing happens (e.g. the planned end of a job that
@@ -419,6 +468,52 @@ impl Backfill {
             self.wake_requested = next_start;
         }
     }
+
+    /// The profile of the thesis's description, built from scratch: the
+    /// running jobs' expected ends, then the held reservations in queue
+    /// order (a reservation that no longer fits, which only a job running
+    /// past its estimate can cause, is dropped and its job placed again).
+    /// Returns whether to compress: capacity came back before it was
+    /// expected, or a reservation was dropped.
+    fn rebuild_profile(&mut self, view: &View<'_>, queue: &[JobId], profile: &mut Profile) -> bool {
+        let now = view.now();
+        profile.reset(
+            now,
+            view.free(),
+            view.running().map(|job| (job.expected_end, job.size)),
+        );
+        let mut compress = view.ended().iter().any(|&id| {
+            view.started_at(id)
+                .is_some_and(|start| now < start + view.estimate(id))
+        });
+        for &id in queue {
+            let Some(at) = self.reservations[id.index()] else {
+                continue;
+            };
+            let (size, estimate) = (view.job(id).size, view.estimate(id));
+            if profile.fits(at, size, estimate) {
+                profile.reserve(at, at + estimate, size);
+            } else {
+                self.reservations[id.index()] = None;
+                compress = true;
+            }
+        }
+        compress
+    }
+}
+
+/// What conservative backfilling keeps between calls to follow the events
+/// in its profile instead of rebuilding it.
+#[derive(Debug, Clone, Copy, Default)]
+struct ConservativeState {
+    /// The profile matches the last call's plan and the next call will see
+    /// every end since (false at first, while a job runs past its
+    /// estimate, and when no job is left waiting).
+    followed: bool,
+    /// Reservations held by queued jobs after the last call.
+    held: usize,
+    /// [`View::estimate_changes`] at the last call.
+    estimate_changes: u64,
 }
 
 impl Policy for Backfill {

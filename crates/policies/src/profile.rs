@@ -8,13 +8,23 @@ use schedsim_sim_core::{AvailabilityProfile, Time};
 #[derive(Debug, Clone)]
 pub(crate) struct Profile {
     inner: AvailabilityProfile,
+    /// Block summaries of the steps for
+    /// [`earliest_start_before`](Self::earliest_start_before).
+    index: StepIndex,
 }
 
 impl Default for Profile {
     fn default() -> Self {
         Self {
             inner: AvailabilityProfile::new(u32::MAX, 0, 0, []),
+            index: StepIndex::default(),
         }
+    }
+}
+
+impl PartialEq for Profile {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
     }
 }
 
@@ -23,6 +33,39 @@ impl Profile {
     /// jobs' processors coming back at their expected ends.
     pub(crate) fn reset(&mut self, now: Time, free: u32, ends: impl Iterator<Item = (Time, u32)>) {
         self.inner.reset(now, free, ends);
+        self.index.invalidate_from(0);
+    }
+
+    /// Moves the start to `now`, forgetting what lies before.
+    pub(crate) fn advance(&mut self, now: Time) {
+        self.inner.advance(now);
+        self.index.invalidate_from(0);
+    }
+
+    /// Where a job holding `size` processors over `[at, at + duration)`
+    /// could start instead, earlier than `at`: the earliest anchor of the
+    /// profile with that reservation given back, if it is before `at`.
+    /// Equivalent to releasing, searching and comparing, but it leaves the
+    /// profile alone: before `at` the job's own reservation frees nothing,
+    /// and from `at` on it covers whatever part of an earlier window
+    /// reaches past `at`, so only `[t, min(t + duration, at))` must have
+    /// `size` processors free. Whole blocks of steps without room are
+    /// skipped by their summaries, so compressing a long queue costs little
+    /// for the jobs that cannot move.
+    pub(crate) fn earliest_start_before(
+        &mut self,
+        size: u32,
+        duration: Time,
+        at: Time,
+    ) -> Option<Time> {
+        self.index.refresh(self.inner.step_slices().1);
+        self.index.earliest_fit_before(
+            self.inner.step_slices(),
+            self.inner.start(),
+            size,
+            duration,
+            at,
+        )
     }
 
     /// The earliest time, not before the profile's start, at which `size`
@@ -55,13 +98,21 @@ impl Profile {
 
     /// Takes `size` processors over `[start, end)`, where they fit.
     pub(crate) fn reserve(&mut self, start: Time, end: Time, size: u32) {
+        self.index.invalidate_from(self.step_of(start));
         let result = self.inner.reserve(start, end - start, size);
         debug_assert!(result.is_ok(), "{result:?}");
+    }
+
+    /// Index of the step holding `time`.
+    fn step_of(&self, time: Time) -> usize {
+        let times = self.inner.step_slices().0;
+        times.partition_point(|&t| t <= time).saturating_sub(1)
     }
 
     /// Gives back `size` processors over `[start, end)` taken by
     /// [`reserve`](Self::reserve).
     pub(crate) fn release(&mut self, start: Time, end: Time, size: u32) {
+        self.index.invalidate_from(self.step_of(start));
         let result = self.inner.release(start, end - start, size);
         debug_assert!(result.is_ok(), "{result:?}");
     }
@@ -72,9 +123,89 @@ impl Profile {
     }
 }
 
+/// Per block of [`BLOCK`] steps, the least and most processors free, so
+/// that a search skips whole blocks. Kept for a prefix of the blocks that
+/// is still valid: a change at a step invalidates its block and every later
+/// one (a new or merged step shifts them), which are recomputed when next
+/// searched.
+#[derive(Debug, Clone, Default)]
+struct StepIndex {
+    min: Vec<u32>,
+    max: Vec<u32>,
+    /// Blocks from this one on are stale.
+    valid_blocks: usize,
+}
+
+/// Steps per block: a block's summary is one pass over 64 `u32`s.
+const BLOCK: usize = 64;
+
+impl StepIndex {
+    /// Marks the block holding step `step` and all later ones stale.
+    fn invalidate_from(&mut self, step: usize) {
+        self.valid_blocks = self.valid_blocks.min(step / BLOCK);
+    }
+
+    fn refresh(&mut self, free: &[u32]) {
+        let blocks = free.len().div_ceil(BLOCK);
+        self.min.resize(blocks, 0);
+        self.max.resize(blocks, 0);
+        for b in self.valid_blocks.min(blocks)..blocks {
+            let chunk = &free[b * BLOCK..free.len().min((b + 1) * BLOCK)];
+            self.min[b] = chunk.iter().copied().min().unwrap_or(0);
+            self.max[b] = chunk.iter().copied().max().unwrap_or(0);
+        }
+        self.valid_blocks = blocks;
+    }
+
+    /// The first step at or after `from` with at least `size` free
+    /// (`at_least`), or with fewer than `size` free.
+    fn first(&self, free: &[u32], from: usize, size: u32, at_least: bool) -> Option<usize> {
+        let hit = |f: u32| (f >= size) == at_least;
+        let block_hit = |b: usize| {
+            if at_least {
+                self.max[b] >= size
+            } else {
+                self.min[b] < size
+            }
+        };
+        let block_end = free.len().min((from / BLOCK + 1) * BLOCK);
+        if let Some(i) = (from..block_end).find(|&i| hit(free[i])) {
+            return Some(i);
+        }
+        let b = (from / BLOCK + 1..self.min.len()).find(|&b| block_hit(b))?;
+        (b * BLOCK..free.len().min((b + 1) * BLOCK)).find(|&i| hit(free[i]))
+    }
+
+    /// The earliest anchor `t` in `[from, limit)` (`from` or a step start)
+    /// with `size` processors free over `[t, min(t + duration, limit))`.
+    fn earliest_fit_before(
+        &self,
+        (times, free): (&[Time], &[u32]),
+        from: Time,
+        size: u32,
+        duration: Time,
+        limit: Time,
+    ) -> Option<Time> {
+        let mut candidate = times.partition_point(|&t| t <= from).saturating_sub(1);
+        loop {
+            candidate = self.first(free, candidate, size, true)?;
+            let anchor = times[candidate].max(from);
+            if anchor >= limit {
+                return None;
+            }
+            let end = anchor.saturating_add(duration.max(1)).min(limit);
+            match self.first(free, candidate + 1, size, false) {
+                Some(dip) if times[dip] < end => candidate = dip + 1,
+                _ => return Some(anchor),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn anchors_and_reservations() {
@@ -136,5 +267,52 @@ mod tests {
         assert_eq!(profile.slots(), [(0, 10), (2, 7), (6, 10)]);
         profile.release(2, 6, 3);
         assert_eq!(profile.slots(), [(0, 10)]);
+    }
+
+    #[test]
+    fn earliest_start_before_sees_the_jobs_own_reservation() {
+        // 10 processors: 4 free at 0, 7 from 5, 10 from 8. A job of 6 for
+        // 10 s reserved at 8: the profile shows 4, 7, then 4 over [8, 18).
+        let mut profile = Profile::default();
+        profile.reset(0, 4, [(5, 3), (8, 3)].into_iter());
+        profile.reserve(8, 18, 6);
+        // Given back, it fits from 5 (7 free until 8, then its own 6):
+        // only [5, 8) must hold 6 free.
+        assert_eq!(profile.earliest_start_before(6, 10, 8), Some(5));
+        // A job of 8 cannot start before 8 (at most 7 free before).
+        assert_eq!(profile.earliest_start_before(8, 10, 8), None);
+        // Nothing is earlier than the reservation itself.
+        assert_eq!(profile.earliest_start_before(1, 10, 0), None);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The search without touching the profile equals release, search
+        /// and compare, on random profiles and reservations (up to a few
+        /// hundred steps: several blocks).
+        #[test]
+        fn earliest_start_before_equals_release_and_search(
+            free_now in 0u32..30,
+            ends in proptest::collection::vec((1i64..600, 1u32..4), 0..80),
+            reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..120),
+            job in (0i64..800, 1i64..100, 1u32..9),
+        ) {
+            let mut profile = Profile::default();
+            profile.reset(0, free_now, ends.iter().copied());
+            for &(at, length, size) in &reservations {
+                if profile.fits(at, size, length) {
+                    profile.reserve(at, at + length, size);
+                }
+            }
+            let (at, length, size) = job;
+            prop_assume!(profile.fits(at, size, length));
+            profile.reserve(at, at + length, size);
+            let fast = profile.earliest_start_before(size, length, at);
+            let mut slow = profile.clone();
+            slow.release(at, at + length, size);
+            let anchor = slow.earliest_start(size, length).filter(|&t| t < at);
+            prop_assert_eq!(fast, anchor);
+        }
     }
 }

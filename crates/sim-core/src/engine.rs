@@ -989,6 +989,7 @@ impl<'a> Simulation<'a> {
             return;
         }
         self.stats.commands_applied += 1;
+        self.state.estimate_changes += 1;
         // A running or suspended job's end entry may be superseded.
         self.maybe_stale = true;
         let totals = self.commands.entry(id).or_default();

@@ -383,6 +383,14 @@ impl<'a> View<'a> {
     pub fn ended(&self) -> &'a [JobId] {
         &self.state.ended
     }
+
+    /// How many elastic commands have changed an estimate since the run
+    /// began. A policy that keeps plans across calls compares it between
+    /// calls: while it stays the same, no estimate (and no running job's
+    /// expected end) has changed but by the jobs' own progress.
+    pub fn estimate_changes(&self) -> u64 {
+        self.state.estimate_changes
+    }
 }
 
 /// Owned buffers behind a hand-made [`View`] (see [`View::new`]).

@@ -199,6 +199,21 @@ impl AvailabilityProfile {
         self.returns = later;
     }
 
+    /// Moves the profile's start to `to` (if later), forgetting the steps
+    /// before it: the same steps as a profile rebuilt at `to` from the same
+    /// reservations. Forgets any checkpoint.
+    pub fn advance(&mut self, to: Time) {
+        if to <= self.times[0] {
+            return;
+        }
+        self.log.clear();
+        self.recording = false;
+        let first = self.step_at(to);
+        self.times.drain(..first);
+        self.free.drain(..first);
+        self.times[0] = to;
+    }
+
     /// Processors in the machine.
     pub fn capacity(&self) -> u32 {
         self.capacity
@@ -227,6 +242,12 @@ impl AvailabilityProfile {
     /// Index of the step that holds `time` (clamped to the start).
     fn step_at(&self, time: Time) -> usize {
         self.times.partition_point(|&t| t <= time).saturating_sub(1)
+    }
+
+    /// The steps as two slices: start times (increasing; the first is the
+    /// profile's start) and the processors free from each until the next.
+    pub fn step_slices(&self) -> (&[Time], &[u32]) {
+        (&self.times, &self.free)
     }
 
     /// Processors free at `time` (the start's when earlier).
@@ -466,6 +487,25 @@ mod tests {
         assert_eq!((profile.min_free(0, 20), profile.free_at(13)), (1, 10));
         profile.release(5, 7, 6).unwrap();
         assert_eq!(steps(&profile), [(0, 4), (5, 7), (8, 10)]);
+    }
+
+    #[test]
+    fn advancing_equals_rebuilding_later() {
+        // 10 processors: 4 free at 0, 7 from 5, 10 from 8; 6 taken over
+        // [9, 12). At 6 the steps before 6 go and 6 starts the profile with
+        // the 7 free then: (6, 7), (8, 10), (9, 4), (12, 10).
+        let mut profile = AvailabilityProfile::new(10, 0, 4, [(5, 3), (8, 3)]);
+        profile.reserve(9, 3, 6).unwrap();
+        profile.advance(6);
+        let mut rebuilt = AvailabilityProfile::new(10, 6, 7, [(8, 3)]);
+        rebuilt.reserve(9, 3, 6).unwrap();
+        assert_eq!(steps(&profile), [(6, 7), (8, 10), (9, 4), (12, 10)]);
+        assert_eq!(profile, rebuilt);
+        // Onto a step boundary, and never backwards.
+        profile.advance(9);
+        assert_eq!(steps(&profile), [(9, 4), (12, 10)]);
+        profile.advance(3);
+        assert_eq!(profile.start(), 9);
     }
 
     #[test]

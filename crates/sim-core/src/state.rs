@@ -206,6 +206,8 @@ pub(crate) struct SimState {
     pub(crate) running: Vec<RunningEntry>,
     pub(crate) arrived: Vec<JobId>,
     pub(crate) ended: Vec<JobId>,
+    /// Elastic commands that changed an estimate so far.
+    pub(crate) estimate_changes: u64,
 }
 
 impl SimState {
@@ -235,6 +237,7 @@ impl SimState {
             running: Vec::new(),
             arrived: Vec::new(),
             ended: Vec::new(),
+            estimate_changes: 0,
         }
     }
 
