@@ -139,7 +139,7 @@ pub use deadline::{
     MsbCost, MsbOrder, NewJob, OnFailure, PlanJob, QopsConfig, Reservation, mrt, msb, qops,
     qops_options,
 };
-pub use dedicated::{EasyD, LosD};
+pub use dedicated::{DedicatedMode, EasyD, LosD};
 pub use delayed_los::{DEFAULT_SKIP_THRESHOLD, DelayedLos, DelayedLosConfig, HybridLos};
 pub use elastic::Elastic;
 pub use error::SpecError;

@@ -137,6 +137,22 @@ pub(crate) const LOS_OPTIONS: &[(&str, &str)] = &[
     ),
 ];
 
+/// EASY-D's and LOS-D's mechanism for dedicated jobs.
+pub(crate) const DEDICATED_OPTION: (&str, &str) = (
+    "dedicated",
+    "dedicated jobs: profile (default: every waiting one reserved), head (the paper's \
+     Algorithms 2-3: a due one moved to the batch head, one at a time, only the earliest \
+     requested start frozen) or head-all (every due one moved at once)",
+);
+
+/// `los-d` and `los-de`: the shared LOS options and `dedicated`.
+const LOS_D_OPTIONS: &[(&str, &str)] = &[
+    LOS_OPTIONS[0],
+    LOS_OPTIONS[1],
+    LOS_OPTIONS[2],
+    DEDICATED_OPTION,
+];
+
 /// `los` and `los-basic`: the shared LOS options plus the thesis' readings.
 const LOS_THESIS_OPTIONS: &[(&str, &str)] = &[
     (
@@ -227,13 +243,13 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "easy-d",
-        summary: "EASY-D: EASY backfilling around reservations held for dedicated jobs",
-        options: &[],
+        summary: "EASY-D: EASY backfilling around dedicated jobs (reserved in a profile, or moved to the batch head when due)",
+        options: &[DEDICATED_OPTION],
     },
     PolicyInfo {
         name: "easy-de",
         summary: "EASY-DE: EASY-D with the ECC processor",
-        options: &[],
+        options: &[DEDICATED_OPTION],
     },
     PolicyInfo {
         name: "los-e",
@@ -242,13 +258,13 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "los-d",
-        summary: "LOS-D: LOS packing batch jobs around reservations held for dedicated jobs",
-        options: LOS_OPTIONS,
+        summary: "LOS-D: LOS packing batch jobs around dedicated jobs (reserved in a profile, or moved to the batch head when due)",
+        options: LOS_D_OPTIONS,
     },
     PolicyInfo {
         name: "los-de",
         summary: "LOS-DE: LOS-D with the ECC processor",
-        options: LOS_OPTIONS,
+        options: LOS_D_OPTIONS,
     },
     PolicyInfo {
         name: "delayed-los",

@@ -3,7 +3,7 @@
 use schedsim_sim_core::Policy;
 
 use crate::backfill::Backfill;
-use crate::dedicated::{EasyD, LosD};
+use crate::dedicated::{DedicatedMode, EasyD, LosD};
 use crate::delayed_los::{DelayedLos, DelayedLosConfig, HybridLos};
 use crate::elastic::Elastic;
 use crate::error::SpecError;
@@ -36,17 +36,18 @@ type Built = Box<dyn Policy + Send>;
 /// plain `easy` and `los`); `None` for any other name.
 pub(crate) fn build(spec: &PolicySpec, options: &Options<'_>) -> Result<Option<Built>, SpecError> {
     let los = || los_config(LosVariant::Reservation, options);
+    let dedicated = || dedicated_mode(options);
     let built: Built = match spec.name.as_str() {
         "easy-e" => Box::new(Elastic::new(Backfill::easy(), "easy-e")),
-        "easy-d" => Box::new(EasyD::new(false)),
-        "easy-de" => Box::new(EasyD::new(true)),
+        "easy-d" => Box::new(EasyD::new(false).with_dedicated(dedicated()?)),
+        "easy-de" => Box::new(EasyD::new(true).with_dedicated(dedicated()?)),
         "los-e" => {
             let config = los()?;
             let name = renamed(&config, "los-e");
             Box::new(Elastic::new(Los::new(config), name))
         }
-        "los-d" => Box::new(LosD::new(los()?, false)),
-        "los-de" => Box::new(LosD::new(los()?, true)),
+        "los-d" => Box::new(LosD::new(los()?, false).with_dedicated(dedicated()?)),
+        "los-de" => Box::new(LosD::new(los()?, true).with_dedicated(dedicated()?)),
         "delayed-los" => Box::new(DelayedLos::new(delayed_config(options, false)?)),
         "delayed-los-e" => Box::new(DelayedLos::new(delayed_config(options, true)?)),
         "hybrid-los" => Box::new(HybridLos::new(delayed_config(options, false)?)),
@@ -63,6 +64,15 @@ fn renamed(config: &LosConfig, base: &str) -> String {
     match name.split_once(':') {
         Some((_, options)) => format!("{base}:{options}"),
         None => base.to_owned(),
+    }
+}
+
+/// EASY-D's and LOS-D's `dedicated` option.
+fn dedicated_mode(options: &Options<'_>) -> Result<DedicatedMode, SpecError> {
+    match options.get("dedicated") {
+        None => Ok(DedicatedMode::default()),
+        Some(value) => DedicatedMode::from_name(value)
+            .ok_or_else(|| options.bad_value("dedicated", value, "profile, head or head-all")),
     }
 }
 
@@ -147,7 +157,24 @@ mod tests {
         );
         assert_eq!(
             build("easy-d:order=sjf").unwrap_err(),
-            "policy `easy-d` has no option `order` (it takes none)"
+            "policy `easy-d` has no option `order` (known: dedicated)"
+        );
+        assert_eq!(build("easy-d:dedicated=profile").unwrap().0, "easy-d");
+        assert_eq!(
+            build("easy-de:dedicated=head").unwrap(),
+            ("easy-de:dedicated=head".to_owned(), true, true)
+        );
+        assert_eq!(
+            build("los-d:dedicated=head-all,lookahead=25").unwrap().0,
+            "los-d:lookahead=25,dedicated=head-all"
+        );
+        assert_eq!(
+            build("los-de:dedicated=head").unwrap().0,
+            "los-de:dedicated=head"
+        );
+        assert_eq!(
+            build("los-d:dedicated=all").unwrap_err(),
+            "policy `los-d`: option `dedicated` = `all` is not valid (expected profile, head or head-all)"
         );
         assert_eq!(
             build("hybrid-los:lookahead=0").unwrap_err(),

@@ -82,13 +82,17 @@ proptest! {
 
     #[test]
     fn every_policy_runs_in_every_mode(jobs in workload()) {
-        for info in POLICIES {
-            // `backfill` needs its depth, `greedy` its parameter file.
-            let name = match info.name {
+        // `backfill` needs its depth, `greedy` its parameter file; EASY-D
+        // and LOS-D also run with the paper's dedicated-job mechanism.
+        let names = POLICIES
+            .iter()
+            .map(|info| match info.name {
                 "backfill" => "backfill:depth=3".to_owned(),
                 "greedy" => format!("greedy:params={}", greedy_params().display()),
                 name => name.to_owned(),
-            };
+            })
+            .chain(["easy-d:dedicated=head", "los-de:dedicated=head-all"].map(str::to_owned));
+        for name in names {
             let spec: PolicySpec = name.parse().unwrap();
             for options in modes() {
                 let run = || {
@@ -96,13 +100,13 @@ proptest! {
                     simulate_with(&jobs, &mut policy, &options)
                 };
                 let schedule = run().map_err(|e| {
-                    TestCaseError::fail(format!("{} {:?}: {e}", info.name, options))
+                    TestCaseError::fail(format!("{} {:?}: {e}", name, options))
                 })?;
                 // Capacity and submission, from the schedule alone.
                 let mut changes: Vec<(Time, i64)> = Vec::new();
                 for (index, job) in jobs.jobs().iter().enumerate() {
                     let id = JobId(index as u32);
-                    prop_assert!(schedule.start(id) >= job.submit, "{}", info.name);
+                    prop_assert!(schedule.start(id) >= job.submit, "{}", name);
                     changes.push((schedule.start(id), i64::from(job.size)));
                     changes.push((schedule.end(id), -i64::from(job.size)));
                 }
@@ -110,16 +114,16 @@ proptest! {
                 let mut used = 0;
                 for (_, delta) in changes {
                     used += delta;
-                    prop_assert!(used <= i64::from(PROCS), "{} over capacity", info.name);
+                    prop_assert!(used <= i64::from(PROCS), "{} over capacity", name);
                 }
-                prop_assert_eq!(run().unwrap(), schedule, "{} is not deterministic", info.name);
+                prop_assert_eq!(run().unwrap(), schedule, "{} is not deterministic", name);
             }
         }
     }
 
     #[test]
     fn the_steppable_engine_equals_simulate(jobs in workload()) {
-        for name in ["easy", "conservative", "los", "hybrid-los", "easy-d"] {
+        for name in ["easy", "conservative", "los", "hybrid-los", "easy-d", "los-d:dedicated=head"] {
             let spec: PolicySpec = name.parse().unwrap();
             for options in modes() {
                 let mut policy = build_policy(&spec).unwrap();

@@ -202,7 +202,18 @@ fn hybrid_los_freezes_the_processors_of_the_first_dedicated_job() {
             job(2, 0, 4, 40, None),
         ],
     );
-    for spec in ["hybrid-los", "easy-d", "los-d"] {
+    // EASY-D and LOS-D with the paper's mechanism (`dedicated=head`,
+    // Algorithms 2-3 around EASY / LOS): the freeze is D's requested start,
+    // the same reservation here, so the same schedule.
+    for spec in [
+        "hybrid-los",
+        "easy-d",
+        "los-d",
+        "easy-d:dedicated=head",
+        "los-d:dedicated=head",
+        "easy-d:dedicated=head-all",
+        "los-d:dedicated=head-all",
+    ] {
         assert_eq!(starts(&set, spec), [50, 70, 0], "{spec}");
     }
 }
@@ -249,6 +260,20 @@ fn moved_dedicated_jobs_go_to_the_head_of_the_batch_queue() {
     );
     assert_eq!(starts(&set, "hybrid-los"), [0, 150, 100]);
     assert_eq!(starts(&set, "easy-d"), [0, 100, 150]);
+    // EASY-D and LOS-D with `dedicated=head` move one job at a time: D2 is
+    // moved only once D1 has started, at 100, and then waits for 6
+    // processors until D1's end, 150. Lines 39-41 would move D2 in front of
+    // D1 while the machine is full; this reading does not (documented on
+    // `DedicatedMode::Head`). `head-all` moves both at 20, in requested
+    // start order: the same schedule.
+    for spec in [
+        "easy-d:dedicated=head",
+        "los-d:dedicated=head",
+        "easy-d:dedicated=head-all",
+        "los-d:dedicated=head-all",
+    ] {
+        assert_eq!(starts(&set, spec), [0, 100, 150], "{spec}");
+    }
 }
 
 #[test]
@@ -295,6 +320,93 @@ fn hybrid_los_can_delay_a_dedicated_job_that_easy_d_starts_on_time() {
 }
 
 #[test]
+fn easy_d_and_los_d_with_the_papers_mechanism_protect_only_the_first_start() {
+    // `dedicated=head`: Algorithm 2 with EASY or LOS in place of
+    // Delayed-LOS. 10 processors; D1 (dedicated, 2, 10 s, requested 20),
+    // D2 (dedicated, 8, 10 s, requested 40), B (batch, 8, 100 s), all at 0.
+    // At 0, W^d = [D1, D2] and D1 is not due: fret_d = 20; nothing runs, so
+    // frec_d = M = 10 (line 14), and D1's 2 <= 10 (line 17) leaves 10 - 2 =
+    // 8 (line 18). B ends at 100 > 20, so it counts its 8 at the freeze:
+    // 8 <= 8, it fits and starts at 0 (EASY: the head fits the profile;
+    // LOS: the head starts). D2 is not protected.
+    // At 20 D1 is due: "it is moved to the head of batch queue" (lines
+    // 6-7, Algorithm 3) and starts, 2 processors being free.
+    // At 40 D2 is due and moved: 8 > 10 - 8 = 2 free (D1 ended at 30), so
+    // it holds the head's reservation at B's end, 100, and starts then.
+    // `profile` reserves D2 over [40, 50) at 0, so B waits until 50.
+    let set = jobs(
+        10,
+        vec![
+            job(0, 0, 2, 10, Some(20)),
+            job(1, 0, 8, 10, Some(40)),
+            job(2, 0, 8, 100, None),
+        ],
+    );
+    for spec in [
+        "easy-d:dedicated=head",
+        "los-d:dedicated=head",
+        "easy-de:dedicated=head",
+        "los-de:dedicated=head-all",
+        "easy-d:dedicated=head-all",
+    ] {
+        assert_eq!(starts(&set, spec), [20, 100, 0], "{spec}");
+    }
+    assert_eq!(starts(&set, "easy-d:dedicated=profile"), [20, 40, 50]);
+}
+
+#[test]
+fn head_moves_one_due_dedicated_job_at_a_time_head_all_every_one() {
+    // 10 processors. R (batch, 8, 100 s) starts at 0. At 1: D1 (dedicated,
+    // 5, 50 s) and D2 (dedicated, 2, 10 s), both requested at 10. At 10: B
+    // (batch, 2, 10 s).
+    // At 1 neither is due: both are requested at w_1^d.start = 10, so
+    // tot_start_num = 5 + 2 = 7 (line 16); R runs until 100 >= 10, so
+    // frec_d = 10 - 8 = 2 < 7 (lines 10-12, 17): the freeze moves to when
+    // 7 fit counting from now, R's end: fret_d = 100, frec_d = 2 + 8 - 7 =
+    // 3 (lines 24-26).
+    // At 10 both are due.
+    // - `head` (Algorithm 3, one move per cycle): D1 is moved; 5 > 2 free,
+    //   so it holds the head's reservation at 100. D2 is still in W^d and
+    //   due: no freeze (line 6 applies, not line 8), and it is not a batch
+    //   job, so it is not backfilled. B (2, ends 20 < 100) is backfilled at
+    //   10. At 100 D1 starts, D2 is moved and starts beside it (5 + 2 <= 10).
+    // - `head-all`: D1 and D2 are both moved, D1 first; D1 holds the
+    //   reservation at 100 and D2, the next candidate, is backfilled at 10
+    //   (2 free over [10, 20)); B no longer fits and starts when D2 ends, 20.
+    // - `profile` reserves D1 at 100 and D2 over [10, 20) at 1: D2 starts at
+    //   10 and B at 20, as with `head-all`.
+    // - Hybrid-LOS moves D1 at 10; with D2 still in W^d, lines 34-36 give D1
+    //   (scount = C_s, 5 > 2) a freeze at 100 with 2 + 8 - 5 = 5; B ends at
+    //   20 < 100 and Reservation_DP starts it, as `head`. Then the machine
+    //   is full (m = 0) and lines 39-41 move D2 in front of D1: D2 starts
+    //   when B ends, at 20. `head` moves only when no moved job waits.
+    let set = jobs(
+        10,
+        vec![
+            job(0, 0, 8, 100, None),
+            job(1, 1, 5, 50, Some(10)),
+            job(2, 1, 2, 10, Some(10)),
+            job(3, 10, 2, 10, None),
+        ],
+    );
+    for spec in ["easy-d:dedicated=head", "los-d:dedicated=head"] {
+        assert_eq!(starts(&set, spec), [0, 100, 100, 10], "{spec}");
+    }
+    assert_eq!(starts(&set, "hybrid-los"), [0, 100, 20, 10]);
+    // LOS-D `head-all`: the window is [D2, B] (2 processors each, 2 free,
+    // both end by the shadow time 100): equal utilization, and the
+    // bypassed-first traceback keeps the job nearer the head, D2.
+    for spec in [
+        "easy-d:dedicated=head-all",
+        "los-d:dedicated=head-all",
+        "easy-d",
+        "los-d",
+    ] {
+        assert_eq!(starts(&set, spec), [0, 100, 10, 20], "{spec}");
+    }
+}
+
+#[test]
 fn a_dedicated_job_is_delayed_only_when_capacity_does_not_allow() {
     // 10 processors. R (batch, 8, 100 s) starts at 0. At 5: D (dedicated,
     // 4, 10 s, requested 30) and E (dedicated, 2, 10 s, requested 50).
@@ -318,6 +430,19 @@ fn a_dedicated_job_is_delayed_only_when_capacity_does_not_allow() {
     // D has started, at 100. A third reason why Hybrid-LOS can delay what
     // EASY-D starts on time.
     assert_eq!(starts(&set, "hybrid-los"), [0, 100, 100]);
+    // EASY-D and LOS-D with `dedicated=head` do the same: D, moved at 30,
+    // holds the head's reservation at 100; at 30 E (requested 50) is the
+    // first of W^d and not due, so it is frozen over [50, 60), where 2 are
+    // free. At 50 E is due but D is still waiting at the head, so E is not
+    // moved (one at a time) and waits until D starts at 100. `head-all`
+    // moves E at 50 behind D, and E fits 2 free processors over [50, 60)
+    // before D's reservation: it is backfilled on time.
+    for spec in ["easy-d:dedicated=head", "los-d:dedicated=head"] {
+        assert_eq!(starts(&set, spec), [0, 100, 100], "{spec}");
+    }
+    for spec in ["easy-d:dedicated=head-all", "los-d:dedicated=head-all"] {
+        assert_eq!(starts(&set, spec), [0, 100, 50], "{spec}");
+    }
     // Batch-only policies ignore requested starts: EASY starts E at once
     // (before its requested start) and D when 4 processors are free.
     assert_eq!(starts(&set, "easy"), [0, 100, 5]);
