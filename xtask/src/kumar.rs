@@ -10,6 +10,15 @@
 //! where it is reached and the minimum next to it (the paper lists maxima
 //! only). Improvements are computed on the seed means: utilization (D - X)
 //! / X, waiting time and slowdown (X - D) / X, in %.
+//!
+//! The baselines X are LOS and EASY unless `--baseline` names others (LOS-D
+//! and EASY-D for Table V, LOS-E and EASY-E for Table VI, LOS-DE and
+//! EASY-DE for Table VII, under any of their options), and every
+//! Hybrid-LOS setting is compared like a Delayed-LOS one. Metrics of
+//! heterogeneous sweeps (`batch.wait.mean`, `dedicated.wait.mean`,
+//! `delay.mean`: the batch jobs' wait, the dedicated jobs' wait and their
+//! delay after the requested start) get columns of their own when the file
+//! has them, and the first two an improvement row.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,6 +31,17 @@ const METRICS: [(&str, &str); 4] = [
     ("mean_based_slowdown", "slowdown (Kumar)"),
     ("bounded_slowdown.mean", "mean bsld"),
 ];
+
+/// Metrics of heterogeneous sweeps shown when present, with their labels
+/// and whether the improvement tables include them.
+const SPLIT_METRICS: [(&str, &str, bool); 3] = [
+    ("batch.wait.mean", "batch wait (s)", true),
+    ("dedicated.wait.mean", "dedicated wait (s)", true),
+    ("delay.mean", "dedicated delay (s)", false),
+];
+
+/// The baselines when none is given: Table IV's.
+const DEFAULT_BASELINES: [&str; 2] = ["los", "easy"];
 
 /// Values by workload, then (load, policy, metric), then seed.
 type Values = BTreeMap<String, BTreeMap<(Load, String, String), BTreeMap<u64, f64>>>;
@@ -45,12 +65,17 @@ impl Load {
 ///
 /// # Errors
 /// An unreadable or malformed results.csv.
-pub fn run(files: &[PathBuf]) -> Result<(), String> {
+pub fn run(files: &[PathBuf], baselines: &[String]) -> Result<(), String> {
+    let baselines: Vec<String> = if baselines.is_empty() {
+        DEFAULT_BASELINES.map(str::to_owned).to_vec()
+    } else {
+        baselines.to_vec()
+    };
     for file in files {
         let text = std::fs::read_to_string(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
         let values = parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        print!("{}", tables(&values));
+        print!("{}", tables(&values, &baselines));
     }
     Ok(())
 }
@@ -120,7 +145,9 @@ fn mean_and_error(by_seed: &BTreeMap<u64, f64>) -> (f64, f64) {
 fn show(metric: &str, value: f64) -> String {
     match metric {
         "utilization" => format!("{value:.4}"),
-        "wait.mean" => format!("{value:.0}"),
+        _ if metric.ends_with("wait.mean") || metric.starts_with("delay.") => {
+            format!("{value:.0}")
+        }
         _ => format!("{value:.2}"),
     }
 }
@@ -141,8 +168,9 @@ fn policy_order(policies: &mut [String]) {
         match policy {
             "easy" => (0, 0, String::new()),
             "los" => (1, 0, String::new()),
+            _ if skip_threshold(policy).is_none() => (2, 0, policy.to_owned()),
             _ => (
-                2,
+                3,
                 skip_threshold(policy).unwrap_or(u32::MAX),
                 policy.to_owned(),
             ),
@@ -173,10 +201,29 @@ fn seeds_of(cells: &BTreeMap<(Load, String, String), BTreeMap<u64, f64>>) -> Vec
     seeds
 }
 
-/// The markdown tables of all workloads.
-fn tables(values: &Values) -> String {
+/// The markdown tables of all workloads, Delayed-LOS and Hybrid-LOS
+/// compared with `baselines`.
+fn tables(values: &Values, baselines: &[String]) -> String {
     let mut out = String::new();
     for (workload, cells) in values {
+        // The heterogeneous metrics this workload has.
+        let split: Vec<(&str, &str, bool)> = SPLIT_METRICS
+            .into_iter()
+            .filter(|(metric, _, _)| cells.keys().any(|(_, _, m)| m == metric))
+            .collect();
+        let columns: Vec<(&str, &str)> = METRICS
+            .into_iter()
+            .chain(split.iter().map(|&(metric, label, _)| (metric, label)))
+            .collect();
+        let improved: Vec<&str> = ["utilization", "wait.mean", "mean_based_slowdown"]
+            .into_iter()
+            .chain(
+                split
+                    .iter()
+                    .filter(|(_, _, improved)| *improved)
+                    .map(|(metric, _, _)| *metric),
+            )
+            .collect();
         let mut loads: Vec<Load> = cells.keys().map(|(load, _, _)| *load).collect();
         loads.dedup();
         let mut policies: Vec<String> = cells.keys().map(|(_, p, _)| p.clone()).collect();
@@ -207,17 +254,21 @@ fn tables(values: &Values) -> String {
                 load.value()
             );
             let _ = write!(out, "| policy |");
-            for (_, label) in METRICS {
+            for (_, label) in &columns {
                 let _ = write!(out, " {label} |");
             }
-            let _ = write!(out, " waits less than LOS, EASY (seeds) |\n|---|");
-            for _ in METRICS {
+            let _ = write!(
+                out,
+                " waits less than {} (seeds) |\n|---|",
+                baselines.join(", ")
+            );
+            for _ in &columns {
                 let _ = write!(out, "---|");
             }
             out.push_str("---|\n");
             for policy in &policies {
                 let _ = write!(out, "| {policy} |");
-                for (metric, _) in METRICS {
+                for &(metric, _) in &columns {
                     match get(load, policy, metric) {
                         Some((mean, error)) => {
                             let _ =
@@ -229,7 +280,8 @@ fn tables(values: &Values) -> String {
                 let count = |other: &str| {
                     wins(load, policy, other).map_or("-".to_owned(), |(w, n)| format!("{w}/{n}"))
                 };
-                let _ = writeln!(out, " {}, {} |", count("los"), count("easy"));
+                let counts: Vec<String> = baselines.iter().map(|b| count(b)).collect();
+                let _ = writeln!(out, " {} |", counts.join(", "));
             }
         }
         if loads.len() < 2 {
@@ -237,17 +289,21 @@ fn tables(values: &Values) -> String {
         }
         let _ = writeln!(
             out,
-            "\n### {workload}: maximum % improvement across loads (Table IV), on seed means; \
+            "\n### {workload}: maximum % improvement across loads (Tables IV-VII), on seed means; \
              and the range over seeds of each seed's maximum\n"
         );
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "| policy | over | utilization | waiting time | slowdown (Kumar) |\n|---|---|---|---|---|"
+            "| policy | over | utilization | waiting time | slowdown (Kumar) |"
         );
+        for &(_, label, _) in split.iter().filter(|(_, _, improved)| *improved) {
+            let _ = write!(out, " {label} |");
+        }
+        let _ = writeln!(out, "\n|---|---|{}", "---|".repeat(improved.len()));
         for policy in policies.iter().filter(|p| skip_threshold(p).is_some()) {
-            for other in ["los", "easy"] {
+            for other in baselines {
                 let _ = write!(out, "| {policy} | {other} |");
-                for metric in ["utilization", "wait.mean", "mean_based_slowdown"] {
+                for &metric in &improved {
                     let gains: Vec<(f64, Load)> = loads
                         .iter()
                         .filter_map(|&load| {
@@ -324,7 +380,8 @@ w,0.6,generator,1,delayed-los,0.6,awrt,
     #[test]
     fn seed_means_and_table_iv_by_hand() {
         let values = parse(CSV).unwrap();
-        let text = tables(&values);
+        let baselines = DEFAULT_BASELINES.map(str::to_owned);
+        let text = tables(&values, &baselines);
         // EASY at 0.5: waits 100 and 300: mean 200, standard deviation
         // 141.4, standard error 141.4 / sqrt(2) = 100. It waits less than
         // LOS (400) on both seeds.
@@ -361,6 +418,50 @@ w,0.6,generator,1,delayed-los,0.6,awrt,
         let three = text.find("| delayed-los:cs=3,lookahead=2 | los |").unwrap();
         let seven = text.find("| delayed-los | los |").unwrap();
         assert!(three < seven, "{text}");
+    }
+
+    #[test]
+    fn baselines_are_parameters_and_split_metrics_get_columns() {
+        // Table V's comparison: Hybrid-LOS over LOS-D and EASY-D (two
+        // mechanisms of EASY-D), batch-only waits beside the overall ones.
+        let csv = "\
+workload,load,load_method,seed,policy,achieved_load,metric,value
+w,0.5,generator,1,easy-d,0.5,wait.mean,400
+w,0.5,generator,1,easy-d:dedicated=head,0.5,wait.mean,300
+w,0.5,generator,1,hybrid-los,0.5,wait.mean,240
+w,0.5,generator,1,easy-d,0.5,batch.wait.mean,100
+w,0.5,generator,1,easy-d:dedicated=head,0.5,batch.wait.mean,50
+w,0.5,generator,1,hybrid-los,0.5,batch.wait.mean,80
+w,0.6,generator,1,easy-d,0.6,wait.mean,400
+w,0.6,generator,1,easy-d:dedicated=head,0.6,wait.mean,300
+w,0.6,generator,1,hybrid-los,0.6,wait.mean,300
+";
+        let values = parse(csv).unwrap();
+        let baselines = ["easy-d".to_owned(), "easy-d:dedicated=head".to_owned()];
+        let text = tables(&values, &baselines);
+        assert!(
+            text.contains("| waits less than easy-d, easy-d:dedicated=head (seeds) |"),
+            "{text}"
+        );
+        // Hybrid-LOS waits less than both at 0.5; at 0.5 its batch jobs
+        // wait (100 - 80) / 100 = 20% less than EASY-D's and (50 - 80) / 50
+        // = -60% "less" than with the head mechanism (no 0.6 value).
+        assert!(
+            text.contains("| hybrid-los | - | 240 ± 0 | - | - | 80 ± 0 | 1/1, 1/1 |"),
+            "{text}"
+        );
+        // Over EASY-D: wait (400 - 240) / 400 = 40% at 0.5, 25% at 0.6.
+        assert!(
+            text.contains(
+                "| hybrid-los | easy-d | - | max 40.00 (at 0.5), min 25.00 (at 0.6) | - | \
+                 max 20.00 (at 0.5), min 20.00 (at 0.5) |"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("| hybrid-los | easy-d:dedicated=head | - | max 20.00 (at 0.5), min 0.00 (at 0.6) | - | max -60.00 (at 0.5), min -60.00 (at 0.5) |"),
+            "{text}"
+        );
     }
 
     #[test]

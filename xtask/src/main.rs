@@ -69,12 +69,18 @@ enum Task {
     /// in parallel (resumable); --merge draws the CSV files and figures,
     /// --shard/--slurm split it over processes or a Slurm job array.
     Sweep(schedsim_sweep::SweepArgs),
-    /// Print the tables of Kumar et al.'s Delayed-LOS paper (Fig. 5, Fig. 7,
-    /// Table IV) from the results.csv of experiments/kumar-*.toml sweeps.
+    /// Print the tables of Kumar et al.'s Delayed-LOS paper (Figs. 5-11,
+    /// Tables IV-VII) from the results.csv of experiments/kumar-*.toml
+    /// sweeps.
     KumarTables {
         /// results.csv files written by `sweep --merge`.
         #[arg(required = true)]
         results: Vec<std::path::PathBuf>,
+        /// A policy to compare Delayed-LOS / Hybrid-LOS with, as the sweep
+        /// names it; repeat for several (default: los and easy, Table IV's;
+        /// e.g. los-d and easy-d for Table V).
+        #[arg(long = "baseline", value_name = "POLICY")]
+        baselines: Vec<String>,
     },
     /// Regenerate the figures of docs/results from the sweeps in
     /// experiments/ (run or resumed, then merged) and draw the schedule
@@ -101,7 +107,7 @@ fn main() -> ExitCode {
             params,
         } => bench_greedy::run(repeat, random, seed, params.as_deref()),
         Task::Sweep(args) => schedsim_sweep::sweep(&args).map_err(|e| schedsim_cli::error_line(&e)),
-        Task::KumarTables { results } => kumar::run(&results),
+        Task::KumarTables { results, baselines } => kumar::run(&results, &baselines),
         Task::Results => results::run(),
         Task::Estimates => estimates::run(),
     };

@@ -468,3 +468,55 @@ file = "tiny.swf"
         "{stderr}"
     );
 }
+
+#[test]
+fn cwf_sweeps_report_batch_and_dedicated_jobs_apart() {
+    // A small heterogeneous CWF workload (half dedicated jobs): the cells
+    // carry the batch-only and dedicated-only metrics and the dedicated
+    // jobs' start delays, which the merge writes like any metric path.
+    let dir = temp_dir("split");
+    let spec = dir.join("split.toml");
+    fs::write(
+        &spec,
+        r#"name = "split"
+loads = [0.9]
+seeds = [3]
+granularity = 32
+policies = ["easy-d", "easy-d:dedicated=head", "hybrid-los"]
+baseline = "easy-d"
+metrics = ["wait.mean", "batch.wait.mean", "dedicated.wait.mean", "delay.mean", "delay.delayed"]
+
+[[workload]]
+name = "het"
+cwf = { jobs = 120, params = { small_prob = 0.5, dedicated_prob = 0.5, extend_prob = 0.0, reduce_prob = 0.0 } }
+"#,
+    )
+    .expect("write spec");
+    let out = dir.join("out");
+    ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
+    ok(&xtask(&[
+        "sweep",
+        s(&spec),
+        "--out",
+        s(&out),
+        "--merge",
+        "--quiet",
+    ]));
+    let results = fs::read_to_string(out.join("results.csv")).expect("results.csv");
+    for policy in ["easy-d", "easy-d:dedicated=head", "hybrid-los"] {
+        for metric in [
+            "batch.wait.mean",
+            "dedicated.wait.mean",
+            "delay.mean",
+            "delay.delayed",
+        ] {
+            let row = results
+                .lines()
+                .find(|line| line.contains(&format!(",{metric},")) && line.contains(policy))
+                .unwrap_or_else(|| panic!("no {metric} for {policy}:\n{results}"));
+            let value = row.rsplit(',').next().unwrap_or_default();
+            assert!(value.parse::<f64>().is_ok(), "{policy} {metric}: `{row}`");
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -8,7 +8,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use schedsim_metrics::{CompletedJob, GroupMetrics, Objective, RunMetrics};
+use schedsim_metrics::{CompletedJob, GroupMetrics, Objective, RunMetrics, SplitMetrics};
 use schedsim_run::{DeadlineParams, DeadlineReport, Ends, Estimates, Invoke, Order};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
@@ -343,13 +343,21 @@ pub struct CellResult {
     /// runs that rejected jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadlines: Option<DeadlineReport>,
+    /// Batch and dedicated jobs apart, for workloads with dedicated jobs
+    /// (requested starts) run by a policy that handles them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitMetrics>,
     /// Per-job data.
     pub jobs: CompactJobs,
 }
 
 impl CellResult {
     /// The run metrics as JSON, with `groups` (`awrt1`..`awrt5`, `awrt`,
-    /// `util` and `objective`'s value) when the workload has users: what
+    /// `util` and `objective`'s value) when the workload has users, and
+    /// with `batch` and `dedicated` (each a whole set of run metrics over
+    /// those jobs only, e.g. `batch.wait.mean`) and `delay` (the dedicated
+    /// jobs' start delays after their requested starts: `delay.mean`,
+    /// `delay.max`, `delay.delayed`, ...) when it has dedicated jobs: what
     /// the spec's metric paths name.
     pub fn metrics_json(&self, objective: &Objective) -> serde_json::Value {
         let mut value = serde_json::to_value(&self.metrics).unwrap_or_default();
@@ -368,6 +376,20 @@ impl CellResult {
         }
         if let (Some(deadlines), Some(object)) = (&self.deadlines, value.as_object_mut()) {
             object.insert("deadlines".to_owned(), deadlines.metrics_json());
+        }
+        if let (Some(split), Some(object)) = (&self.split, value.as_object_mut()) {
+            let parts = [
+                ("batch", serde_json::to_value(&split.batch)),
+                ("dedicated", serde_json::to_value(&split.dedicated)),
+                ("delay", serde_json::to_value(split.delay)),
+            ];
+            for (key, part) in parts {
+                if let Ok(part) = part
+                    && !part.is_null()
+                {
+                    object.insert(key.to_owned(), part);
+                }
+            }
         }
         value
     }

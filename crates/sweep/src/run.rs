@@ -225,6 +225,7 @@ fn run_cell(
         metrics: run.metrics,
         groups: run.groups.map(|g| g.metrics),
         deadlines: run.deadlines,
+        split: run.split,
         jobs: CompactJobs::pack(&jobs),
     };
     let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;

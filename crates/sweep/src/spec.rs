@@ -404,6 +404,26 @@ pub const KNOWN_METRICS: &[&str] = &[
     "deadlines.artificial.mean_bounded_slowdown",
     "deadlines.none.mean_response",
     "deadlines.none.mean_bounded_slowdown",
+    // Heterogeneous workloads (dedicated jobs): the batch and the
+    // dedicated jobs apart, and the dedicated jobs' start delays.
+    "batch.wait.mean",
+    "batch.wait.max",
+    "batch.response.mean",
+    "batch.bounded_slowdown.mean",
+    "batch.mean_based_slowdown",
+    "batch.utilization",
+    "batch.jobs",
+    "dedicated.wait.mean",
+    "dedicated.response.mean",
+    "dedicated.bounded_slowdown.mean",
+    "dedicated.mean_based_slowdown",
+    "dedicated.utilization",
+    "dedicated.jobs",
+    "delay.mean",
+    "delay.max",
+    "delay.delayed",
+    "delay.mean_of_delayed",
+    "delay.jobs",
 ];
 
 /// Metrics collected when the spec names none.
