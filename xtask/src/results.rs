@@ -13,17 +13,18 @@ use schedsim_run::{GanttColor, RunDir, SimulateArgs, gantt, simulate};
 use schedsim_sweep::{SweepArgs, sweep};
 
 /// The sweeps the figures come from, in the order they run.
-const SWEEPS: [&str; 6] = [
+const SWEEPS: [&str; 7] = [
     "kth-easy-vs-los",
     "kth-merit",
     "kth-lookahead",
     "lublin-load",
     "kumar-fig7",
+    "kumar-fig10-dedicated",
     "qops-all-deadlines",
 ];
 
 /// (sweep, figure in its plots/ folder, name in docs/results).
-const FIGURES: [(&str, &str, &str); 21] = [
+const FIGURES: [(&str, &str, &str); 24] = [
     (
         "qops-all-deadlines",
         "sdsc-s0.2/deadlines_rejected_share.svg",
@@ -128,6 +129,21 @@ const FIGURES: [(&str, &str, &str); 21] = [
         "kumar-fig7",
         "cwf10k-ps0.2/utilization.svg",
         "kumar-fig7-cwf10k-ps0.2-utilization.svg",
+    ),
+    (
+        "kumar-fig10-dedicated",
+        "cwf500-pd0.9/wait_mean.svg",
+        "kumar-fig10-cwf500-pd0.9-wait_mean.svg",
+    ),
+    (
+        "kumar-fig10-dedicated",
+        "cwf500-pd0.9/utilization.svg",
+        "kumar-fig10-cwf500-pd0.9-utilization.svg",
+    ),
+    (
+        "kumar-fig10-dedicated",
+        "cwf500-pd0.9/batch_wait_mean.svg",
+        "kumar-fig10-cwf500-pd0.9-batch_wait_mean.svg",
     ),
 ];
 

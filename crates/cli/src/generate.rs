@@ -20,9 +20,9 @@ use std::time::Instant;
 
 use clap::builder::RangedU64ValueParser;
 use lublin_model::{
-    CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateModelError, EstimateParams,
-    GeneratedSummary, LublinGenerator, LublinParams, OverMaximum, ParamsError, ReduceFloor,
-    SizeUnit,
+    BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateModelError,
+    EstimateParams, GeneratedSummary, LublinGenerator, LublinParams, OverMaximum, ParamsError,
+    ReduceFloor, SizeUnit,
 };
 use serde::Serialize;
 
@@ -235,6 +235,13 @@ pub struct CwfArgs {
     /// `blocks`. Default processors.
     #[arg(long, value_name = "UNIT", conflicts_with = "params", value_parser = size_unit)]
     pub runtime_size_unit: Option<SizeUnit>,
+    /// Small jobs: round(U(LOW, HIGH)) blocks. Default 1-3 (the paper).
+    #[arg(long, value_name = "LOW-HIGH", conflicts_with = "params", value_parser = block_range)]
+    pub small_blocks: Option<BlockRange>,
+    /// Large jobs: round(U(LOW, HIGH)) blocks. Default 4-10 (the paper);
+    /// 4-9 matches the paper's reported mean sizes.
+    #[arg(long, value_name = "LOW-HIGH", conflicts_with = "params", value_parser = block_range)]
+    pub large_blocks: Option<BlockRange>,
 }
 
 impl CwfArgs {
@@ -258,6 +265,8 @@ impl CwfArgs {
             reduce_floor: None,
             command_time: None,
             runtime_size_unit: None,
+            small_blocks: None,
+            large_blocks: None,
         }
     }
 
@@ -292,6 +301,8 @@ impl CwfArgs {
         p.reduce_floor = self.reduce_floor.unwrap_or(p.reduce_floor);
         p.command_time = self.command_time.unwrap_or(p.command_time);
         p.runtime_size_unit = self.runtime_size_unit.unwrap_or(p.runtime_size_unit);
+        p.small_blocks = self.small_blocks.unwrap_or(p.small_blocks);
+        p.large_blocks = self.large_blocks.unwrap_or(p.large_blocks);
         Ok(p)
     }
 }
@@ -679,6 +690,20 @@ fn command_time(text: &str) -> Result<CommandTime, String> {
     }
 }
 
+/// `LOW-HIGH` block counts, e.g. `4-9` or `1.5-3`.
+fn block_range(text: &str) -> Result<BlockRange, String> {
+    let expected = || format!("expected LOW-HIGH blocks, e.g. 4-9, not `{text}`");
+    let (low, high) = text.split_once('-').ok_or_else(expected)?;
+    let number = |part: &str| part.trim().parse::<f64>().map_err(|_| expected());
+    let (low, high) = (number(low)?, number(high)?);
+    if !(low.is_finite() && high.is_finite() && 0.5 <= low && low <= high) {
+        return Err(format!(
+            "expected 0.5 <= LOW <= HIGH, not `{text}` (round(U(LOW, HIGH)) must be at least 1 block)"
+        ));
+    }
+    Ok(BlockRange::new(low, high))
+}
+
 fn size_unit(text: &str) -> Result<SizeUnit, String> {
     match text {
         "processors" => Ok(SizeUnit::Processors),
@@ -739,6 +764,11 @@ mod tests {
             Ok(CommandTime::WithinLifetime)
         );
         assert!(command_time("after-submit:-1").is_err());
+        assert_eq!(block_range("4-9"), Ok(BlockRange::MEAN_MATCHED_LARGE));
+        assert_eq!(block_range(" 1.5 - 3 "), Ok(BlockRange::new(1.5, 3.0)));
+        assert!(block_range("9-4").unwrap_err().contains("LOW <= HIGH"));
+        assert!(block_range("0-3").is_err());
+        assert!(block_range("4").unwrap_err().contains("LOW-HIGH"));
         assert_eq!(reduce_floor("runtime"), Ok(ReduceFloor::Runtime));
         assert_eq!(size_unit("blocks"), Ok(SizeUnit::Blocks));
         assert!(size_unit("nodes").is_err());

@@ -489,6 +489,10 @@ metrics = ["wait.mean", "batch.wait.mean", "dedicated.wait.mean", "delay.mean", 
 [[workload]]
 name = "het"
 cwf = { jobs = 120, params = { small_prob = 0.5, dedicated_prob = 0.5, extend_prob = 0.0, reduce_prob = 0.0 } }
+
+[[workload]]
+name = "batch"
+cwf = { jobs = 60, params = { small_prob = 0.5, dedicated_prob = 0.0, extend_prob = 0.0, reduce_prob = 0.0 } }
 "#,
     )
     .expect("write spec");
@@ -503,6 +507,11 @@ cwf = { jobs = 120, params = { small_prob = 0.5, dedicated_prob = 0.5, extend_pr
         "--quiet",
     ]));
     let results = fs::read_to_string(out.join("results.csv")).expect("results.csv");
+    // A batch-only workload has no split: its figures of those metrics are
+    // left out, the others drawn.
+    assert!(out.join("plots/batch/wait_mean.svg").exists());
+    assert!(!out.join("plots/batch/batch_wait_mean.svg").exists());
+    assert!(out.join("plots/het/delay_mean.svg").exists());
     for policy in ["easy-d", "easy-d:dedicated=head", "hybrid-los"] {
         for metric in [
             "batch.wait.mean",
@@ -512,7 +521,11 @@ cwf = { jobs = 120, params = { small_prob = 0.5, dedicated_prob = 0.5, extend_pr
         ] {
             let row = results
                 .lines()
-                .find(|line| line.contains(&format!(",{metric},")) && line.contains(policy))
+                .find(|line| {
+                    line.starts_with("het,")
+                        && line.contains(&format!(",{metric},"))
+                        && line.contains(policy)
+                })
                 .unwrap_or_else(|| panic!("no {metric} for {policy}:\n{results}"));
             let value = row.rsplit(',').next().unwrap_or_default();
             assert!(value.parse::<f64>().is_ok(), "{policy} {metric}: `{row}`");

@@ -30,6 +30,49 @@ pub struct BlockRange {
     pub high: f64,
 }
 
+impl BlockRange {
+    /// The paper's small jobs: `round(U(1, 3))` blocks ("uniformly sampling
+    /// from the interval \[1,3\] and multiplying the rounded sampled value
+    /// by 32"); mean 2 blocks.
+    pub const PAPER_SMALL: Self = Self::new(1.0, 3.0);
+    /// The paper's large jobs: `round(U(4, 10))` blocks ("either 128,
+    /// 160,..., or 320 processors"); mean 7 blocks. With [`PAPER_SMALL`](Self::PAPER_SMALL) the
+    /// mean size is 192, 144 and 96 processors at P_S = 0.2, 0.5 and 0.8,
+    /// 3-7% above the paper's reported 180.84, 139.35 and 89.72.
+    pub const PAPER_LARGE: Self = Self::new(4.0, 10.0);
+    /// Large jobs of `round(U(4, 9))` blocks, mean 6.5 (not in the paper):
+    /// the mean sizes become 179.2, 136 and 92.8 processors at P_S = 0.2,
+    /// 0.5 and 0.8, within 3.5% of the paper's reported means (its three
+    /// values do not fit any one pair of small and large means exactly:
+    /// they imply a large mean of about 208 processors, 6.5 blocks, from
+    /// P_S = 0.2 and 0.5).
+    pub const MEAN_MATCHED_LARGE: Self = Self::new(4.0, 9.0);
+
+    /// The range `round(U(low, high))`.
+    pub const fn new(low: f64, high: f64) -> Self {
+        Self { low, high }
+    }
+
+    /// The expected number of blocks of `round(U(low, high))` (rounding
+    /// half up): each whole `k` weighs the length of `[k - 0.5, k + 0.5)`
+    /// inside `[low, high]`. `low` itself when `low == high`.
+    pub fn mean_blocks(&self) -> f64 {
+        let width = self.high - self.low;
+        if width <= 0.0 || !width.is_finite() {
+            return (self.low + 0.5).floor();
+        }
+        let first = (self.low + 0.5).floor() as i64;
+        let last = (self.high + 0.5).floor() as i64;
+        (first..=last)
+            .map(|k| {
+                let k = k as f64;
+                let covered = (k + 0.5).min(self.high) - (k - 0.5).max(self.low);
+                k * covered.max(0.0) / width
+            })
+            .sum()
+    }
+}
+
 /// Which number the runtime model's `p = pa * s + pb` takes as the size `s`.
 /// The paper says "the job size" without a unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,7 +151,8 @@ pub struct CwfParams {
     /// probabilities 1/4, 1/2, 1/4.
     pub small_blocks: BlockRange,
     /// Large jobs: `round(U(4, 10))` blocks (paper): 4 and 10 with 1/12 each,
-    /// 5..=9 with 1/6 each.
+    /// 5..=9 with 1/6 each. [`BlockRange::MEAN_MATCHED_LARGE`] (4-9 blocks)
+    /// matches the paper's reported mean sizes better.
     pub large_blocks: BlockRange,
     /// Runtime model (paper table I: the typeless Lublin values).
     pub runtime: RuntimeParams,
@@ -159,14 +203,8 @@ impl Default for CwfParams {
             machine_size: 320,
             block_size: 32,
             small_prob: 0.5,
-            small_blocks: BlockRange {
-                low: 1.0,
-                high: 3.0,
-            },
-            large_blocks: BlockRange {
-                low: 4.0,
-                high: 10.0,
-            },
+            small_blocks: BlockRange::PAPER_SMALL,
+            large_blocks: BlockRange::PAPER_LARGE,
             runtime: ClassParams::TYPELESS.runtime,
             runtime_size_unit: SizeUnit::Processors,
             max_log_runtime: 12.0,
@@ -708,6 +746,56 @@ mod tests {
             .sum::<f64>()
             / n as f64;
         assert!((mean - 144.0).abs() < 2.0, "mean size {mean}");
+    }
+
+    #[test]
+    fn mean_sizes_of_the_block_ranges() {
+        // round(U(1, 3)): 1, 2, 3 with 1/4, 1/2, 1/4: mean 2. round(U(4,
+        // 10)): mean 7; round(U(4, 9)): 4 and 9 with 1/10, 5..=8 with 1/5:
+        // 0.1 * (4 + 9) + 0.2 * (5 + 6 + 7 + 8) = 1.3 + 5.2 = 6.5. Uneven ends: round(U(1, 2.5)) gives 1
+        // on [1, 1.5) (1/3) and 2 on [1.5, 2.5] (2/3): 5/3.
+        assert_eq!(BlockRange::PAPER_SMALL.mean_blocks(), 2.0);
+        assert_eq!(BlockRange::PAPER_LARGE.mean_blocks(), 7.0);
+        assert!((BlockRange::MEAN_MATCHED_LARGE.mean_blocks() - 6.5).abs() < 1e-12);
+        assert!((BlockRange::new(1.0, 2.5).mean_blocks() - 5.0 / 3.0).abs() < 1e-12);
+        assert_eq!(BlockRange::new(4.0, 4.0).mean_blocks(), 4.0);
+        // Expected mean sizes, 32 processors a block, against the paper's
+        // 180.84 / 139.35 / 89.72 at P_S = 0.2 / 0.5 / 0.8: the paper's
+        // ranges give 192 / 144 / 96, 4-9 large blocks 179.2 / 136 / 92.8.
+        let expected = |small_prob: f64, large: BlockRange| {
+            32.0 * (small_prob * BlockRange::PAPER_SMALL.mean_blocks()
+                + (1.0 - small_prob) * large.mean_blocks())
+        };
+        let paper = [(0.2, 180.84), (0.5, 139.35), (0.8, 89.72)];
+        for ((small_prob, reported), (default, matched)) in
+            paper
+                .into_iter()
+                .zip([(192.0, 179.2), (144.0, 136.0), (96.0, 92.8)])
+        {
+            assert!((expected(small_prob, BlockRange::PAPER_LARGE) - default).abs() < 1e-9);
+            let mean = expected(small_prob, BlockRange::MEAN_MATCHED_LARGE);
+            assert!((mean - matched).abs() < 1e-9);
+            // 4-9 blocks is within 3.5% of every reported mean; the
+            // paper's ranges are 3-7% above them.
+            assert!((mean - reported).abs() / reported < 0.035, "{small_prob}");
+            assert!(default > reported * 1.03, "{small_prob}");
+        }
+        // Generated workloads follow: 20,000 jobs at P_S = 0.2 with 4-9
+        // large blocks average 179.2 processors (size sd ~ 75, SE ~ 0.5;
+        // bound 2.5 = 5 SE).
+        let mut p = CwfParams::default();
+        p.small_prob = 0.2;
+        p.dedicated_prob = 0.0;
+        p.extend_prob = 0.0;
+        p.reduce_prob = 0.0;
+        p.large_blocks = BlockRange::MEAN_MATCHED_LARGE;
+        let n = 20_000;
+        let records = CwfGenerator::new(p, 11).unwrap().generate(n);
+        let mean = submissions(&records)
+            .map(|r| r.allocated_processors.unwrap() as f64)
+            .sum::<f64>()
+            / n as f64;
+        assert!((mean - 179.2).abs() < 2.5, "mean size {mean}");
     }
 
     #[test]

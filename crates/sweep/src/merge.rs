@@ -446,6 +446,11 @@ fn plots(
                     }
                 })
                 .collect();
+            if series.iter().all(|s| s.points.is_empty()) {
+                // A metric this workload does not have (the batch/dedicated
+                // split of a workload without dedicated jobs): no figure.
+                continue;
+            }
             if metric == "utilization" {
                 // Thesis Fig. 4.1: utilization against the offered load; where
                 // they part, the machine is saturated.
