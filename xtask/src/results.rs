@@ -13,18 +13,20 @@ use schedsim_run::{GanttColor, RunDir, SimulateArgs, gantt, simulate};
 use schedsim_sweep::{SweepArgs, sweep};
 
 /// The sweeps the figures come from, in the order they run.
-const SWEEPS: [&str; 7] = [
+const SWEEPS: [&str; 9] = [
     "kth-easy-vs-los",
     "kth-merit",
     "kth-lookahead",
     "lublin-load",
     "kumar-fig7",
+    "kumar-fig9",
     "kumar-fig10-dedicated",
+    "kumar-fig11",
     "qops-all-deadlines",
 ];
 
 /// (sweep, figure in its plots/ folder, name in docs/results).
-const FIGURES: [(&str, &str, &str); 24] = [
+const FIGURES: [(&str, &str, &str); 26] = [
     (
         "qops-all-deadlines",
         "sdsc-s0.2/deadlines_rejected_share.svg",
@@ -129,6 +131,16 @@ const FIGURES: [(&str, &str, &str); 24] = [
         "kumar-fig7",
         "cwf10k-ps0.2/utilization.svg",
         "kumar-fig7-cwf10k-ps0.2-utilization.svg",
+    ),
+    (
+        "kumar-fig9",
+        "cwf500-pd0.5-ps0.2/wait_mean.svg",
+        "kumar-fig9-cwf500-pd0.5-ps0.2-wait_mean.svg",
+    ),
+    (
+        "kumar-fig11",
+        "cwf500-pd0.5-ps0.5/wait_mean.svg",
+        "kumar-fig11-cwf500-pd0.5-ps0.5-wait_mean.svg",
     ),
     (
         "kumar-fig10-dedicated",
