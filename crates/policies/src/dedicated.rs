@@ -1,6 +1,6 @@
 //! EASY-D and LOS-D: EASY and LOS scheduling batch jobs around dedicated
-//! jobs (Kumar et al., section V), with two mechanisms for the dedicated
-//! jobs ([`DedicatedMode`]).
+//! jobs (Kumar et al., section V), with several mechanisms for the
+//! dedicated jobs ([`DedicatedMode`]).
 
 use std::fmt;
 
@@ -51,8 +51,16 @@ pub enum DedicatedMode {
     /// Algorithm 2's lines 39-41 also move a due job while the machine is
     /// full, in front of a moved job still waiting (Hybrid-LOS does); here
     /// a job moves only when no moved job waits, so moved jobs start in
-    /// requested-start order.
+    /// requested-start order ([`HeadLiteral`](Self::HeadLiteral) follows
+    /// those lines).
     Head,
+    /// As [`Head`](Self::Head), plus Algorithm 2's lines 39-41 to the
+    /// letter (`dedicated=head-literal`): when a call leaves no processor
+    /// free, one more due dedicated job is moved, to the head of the batch
+    /// queue, in front of the moved ones still waiting ("add w^b to head of
+    /// W^b", Algorithm 3), as Hybrid-LOS does. The moved jobs behind the
+    /// head are then candidates like batch jobs.
+    HeadLiteral,
     /// As [`Head`](Self::Head), but every due dedicated job is moved at
     /// once, in requested-start order, ahead of the batch jobs
     /// (`dedicated=head-all`, not in the paper): the due jobs behind a
@@ -64,13 +72,14 @@ pub enum DedicatedMode {
 
 impl DedicatedMode {
     /// Every mode, the default first.
-    pub const ALL: [Self; 3] = [Self::Profile, Self::Head, Self::HeadAll];
+    pub const ALL: [Self; 4] = [Self::Profile, Self::Head, Self::HeadLiteral, Self::HeadAll];
 
     /// The spec name.
     pub fn name(self) -> &'static str {
         match self {
             Self::Profile => "profile",
             Self::Head => "head",
+            Self::HeadLiteral => "head-literal",
             Self::HeadAll => "head-all",
         }
     }
@@ -140,7 +149,9 @@ impl Reservations {
         );
         match self.mode {
             DedicatedMode::Profile => (self.reserve_dedicated(view, decisions), None),
-            DedicatedMode::Head | DedicatedMode::HeadAll => self.move_and_freeze(view, decisions),
+            DedicatedMode::Head | DedicatedMode::HeadLiteral | DedicatedMode::HeadAll => {
+                self.move_and_freeze(view, decisions)
+            }
         }
     }
 
@@ -243,7 +254,8 @@ impl Reservations {
                 // started (Algorithm 2 lines 6-7, one move per cycle).
                 match self.order.get(next_unmoved) {
                     Some(&id)
-                        if self.mode == DedicatedMode::Head && requested_start(view, id) <= now =>
+                        if self.mode != DedicatedMode::HeadAll
+                            && requested_start(view, id) <= now =>
                     {
                         self.moved.push(id);
                         next_unmoved += 1;
@@ -328,6 +340,27 @@ impl Reservations {
                     }
                 }
             }
+        }
+    }
+
+    /// `dedicated=head-literal`, at the end of a call that leaves `free`
+    /// processors: with none free, Algorithm 2's lines 39-41 move the first
+    /// due dedicated job still in W^d to the head of the batch queue, in
+    /// front of the moved ones (one move per call, a call being a cycle).
+    fn after_starts(&mut self, view: &View<'_>, free: u32) {
+        if self.mode != DedicatedMode::HeadLiteral || free > 0 {
+            return;
+        }
+        let now = view.now();
+        let moved = &self.moved;
+        let next = view
+            .dedicated()
+            .iter()
+            .copied()
+            .find(|id| !moved.contains(id))
+            .filter(|&id| requested_start(view, id) <= now);
+        if let Some(id) = next {
+            self.moved.insert(0, id);
         }
     }
 
@@ -419,13 +452,14 @@ fn with_mode(base: String, mode: DedicatedMode) -> String {
 /// exactly at the time reserved when it arrived, which is its requested
 /// start whenever the processors are free then.
 ///
-/// With `dedicated=head` or `head-all` (Kumar et al.'s Algorithms 2 and 3
-/// around EASY; [`DedicatedMode::Head`]):
+/// With `dedicated=head`, `head-literal` or `head-all` (Kumar et al.'s
+/// Algorithms 2 and 3 around EASY; [`DedicatedMode::Head`]):
 /// 1. "If the first dedicated job's requested start time has reached, it is
 ///    moved to the head of batch queue" (Algorithm 3). A moved job starts
 ///    as soon as it fits the free processors (its `scount` is C_s, lines
 ///    35-37); `head` then moves the next due one, `head-all` has moved
-///    every due one at once. The first moved job that does not fit is the
+///    every due one at once; `head-literal` also moves one more when a
+///    call ends with no processor free (lines 39-41), in front. The first moved job that does not fit is the
 ///    blocked head: it reserves its processors at the earliest time they
 ///    are free.
 /// 2. If the first dedicated job left in the dedicated queue is not due,
@@ -489,6 +523,14 @@ impl Policy for EasyD {
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let free = self.backfill(view, decisions);
+        self.reservations.after_starts(view, free);
+    }
+}
+
+impl EasyD {
+    /// One call of EASY-D; returns the processors left free.
+    fn backfill(&mut self, view: &View<'_>, decisions: &mut Decisions) -> u32 {
         let now = view.now();
         let reservations = &mut self.reservations;
         let (mut free, blocked) = reservations.plan(view, decisions);
@@ -496,7 +538,7 @@ impl Policy for EasyD {
             Some(blocked) => blocked,
             None => match reservations.start_heads(view, &mut free, decisions) {
                 Some(blocked) => blocked,
-                None => return,
+                None => return free,
             },
         };
         let moved = reservations.moved_candidates(blocked).len();
@@ -510,7 +552,7 @@ impl Policy for EasyD {
             }
         }
         let Some(mut from) = Reservations::first_batch_candidate(view, blocked) else {
-            return;
+            return free;
         };
         let profile = &mut reservations.profile;
         while free > 0 {
@@ -525,6 +567,7 @@ impl Policy for EasyD {
             }
             from = JobId(id.0 + 1);
         }
+        free
     }
 }
 
@@ -626,6 +669,14 @@ impl Policy for LosD {
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        let free = self.pack(view, decisions);
+        self.reservations.after_starts(view, free);
+    }
+}
+
+impl LosD {
+    /// One call of LOS-D; returns the processors left free.
+    fn pack(&mut self, view: &View<'_>, decisions: &mut Decisions) -> u32 {
         let now = view.now();
         let reservations = &mut self.reservations;
         let (mut free, blocked) = reservations.plan(view, decisions);
@@ -633,7 +684,7 @@ impl Policy for LosD {
             Some(blocked) => blocked,
             None => match reservations.start_heads(view, &mut free, decisions) {
                 Some(blocked) => blocked,
-                None => return,
+                None => return free,
             },
         };
         let shadow = blocked.anchor();
@@ -686,7 +737,7 @@ impl Policy for LosD {
                     "{}: the LOS dynamic programme failed: {error}",
                     self.name
                 ));
-                return;
+                return free;
             }
         };
         let profile = &mut reservations.profile;
@@ -695,7 +746,9 @@ impl Policy for LosD {
             if profile.fits(now, size, estimate) {
                 profile.reserve(now, now + estimate, size);
                 decisions.start(id);
+                free -= size;
             }
         }
+        free
     }
 }

@@ -142,7 +142,8 @@ pub(crate) const DEDICATED_OPTION: (&str, &str) = (
     "dedicated",
     "dedicated jobs: profile (default: every waiting one reserved), head (the paper's \
      Algorithms 2-3: a due one moved to the batch head, one at a time, only the earliest \
-     requested start frozen) or head-all (every due one moved at once)",
+     requested start frozen), head-literal (as head, plus lines 39-41: one more moved, in \
+     front, when no processor is free) or head-all (every due one moved at once)",
 );
 
 /// `los-d` and `los-de`: the shared LOS options and `dedicated`.

@@ -71,8 +71,13 @@ fn renamed(config: &LosConfig, base: &str) -> String {
 fn dedicated_mode(options: &Options<'_>) -> Result<DedicatedMode, SpecError> {
     match options.get("dedicated") {
         None => Ok(DedicatedMode::default()),
-        Some(value) => DedicatedMode::from_name(value)
-            .ok_or_else(|| options.bad_value("dedicated", value, "profile, head or head-all")),
+        Some(value) => DedicatedMode::from_name(value).ok_or_else(|| {
+            options.bad_value(
+                "dedicated",
+                value,
+                "profile, head, head-literal or head-all",
+            )
+        }),
     }
 }
 
@@ -174,7 +179,7 @@ mod tests {
         );
         assert_eq!(
             build("los-d:dedicated=all").unwrap_err(),
-            "policy `los-d`: option `dedicated` = `all` is not valid (expected profile, head or head-all)"
+            "policy `los-d`: option `dedicated` = `all` is not valid (expected profile, head, head-literal or head-all)"
         );
         assert_eq!(
             build("hybrid-los:lookahead=0").unwrap_err(),

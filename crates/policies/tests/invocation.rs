@@ -91,7 +91,7 @@ proptest! {
                 "greedy" => format!("greedy:params={}", greedy_params().display()),
                 name => name.to_owned(),
             })
-            .chain(["easy-d:dedicated=head", "los-de:dedicated=head-all"].map(str::to_owned));
+            .chain(["easy-d:dedicated=head", "los-de:dedicated=head-all", "los-d:dedicated=head-literal"].map(str::to_owned));
         for name in names {
             let spec: PolicySpec = name.parse().unwrap();
             for options in modes() {

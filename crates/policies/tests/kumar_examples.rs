@@ -274,6 +274,15 @@ fn moved_dedicated_jobs_go_to_the_head_of_the_batch_queue() {
     ] {
         assert_eq!(starts(&set, spec), [0, 100, 150], "{spec}");
     }
+    // `head-literal`: at 10 D1 is moved and waits (0 free); at 20 the call
+    // ends with 0 free and D2, due, is moved in front of it (lines 39-41):
+    // D2 starts at 100 and D1 at 150, as with Hybrid-LOS.
+    for spec in [
+        "easy-d:dedicated=head-literal",
+        "los-de:dedicated=head-literal",
+    ] {
+        assert_eq!(starts(&set, spec), [0, 150, 100], "{spec}");
+    }
 }
 
 #[test]
@@ -392,7 +401,16 @@ fn head_moves_one_due_dedicated_job_at_a_time_head_all_every_one() {
     for spec in ["easy-d:dedicated=head", "los-d:dedicated=head"] {
         assert_eq!(starts(&set, spec), [0, 100, 100, 10], "{spec}");
     }
-    assert_eq!(starts(&set, "hybrid-los"), [0, 100, 20, 10]);
+    // `head-literal` follows lines 39-41 as Hybrid-LOS does: the call at
+    // 10 ends with no processor free, so D2 is moved in front of D1, and
+    // starts when B ends, at 20.
+    for spec in [
+        "hybrid-los",
+        "easy-d:dedicated=head-literal",
+        "los-d:dedicated=head-literal",
+    ] {
+        assert_eq!(starts(&set, spec), [0, 100, 20, 10], "{spec}");
+    }
     // LOS-D `head-all`: the window is [D2, B] (2 processors each, 2 free,
     // both end by the shadow time 100): equal utilization, and the
     // bypassed-first traceback keeps the job nearer the head, D2.

@@ -90,6 +90,8 @@ fn kumar_specs() -> Vec<&'static str> {
         "los-d:dedicated=head",
         "los-de:dedicated=head-all",
         "los-d:dedicated=head-all,lookahead=3",
+        "easy-d:dedicated=head-literal",
+        "los-de:dedicated=head-literal",
         "delayed-los",
         "delayed-los:cs=0",
         "delayed-los:cs=1,lookahead=3",
@@ -321,7 +323,7 @@ proptest! {
                             let los_d = simulate(&jobs, &mut LosD::new(config, elastic)).unwrap();
                             prop_assert_eq!(los.starts(), los_d.starts(), "{}", config);
                             if variant == LosVariant::Reservation && merit == LosMerit::None {
-                                for mode in [DedicatedMode::Head, DedicatedMode::HeadAll] {
+                                for mode in [DedicatedMode::Head, DedicatedMode::HeadLiteral, DedicatedMode::HeadAll] {
                                     let mut policy = LosD::new(config, elastic).with_dedicated(mode);
                                     let los_d = simulate(&jobs, &mut policy).unwrap();
                                     prop_assert_eq!(los.starts(), los_d.starts(), "{} {}", config, mode);
@@ -444,6 +446,8 @@ proptest! {
             "easy-d:dedicated=head-all",
             "los-d:dedicated=head",
             "los-d:dedicated=head-all,lookahead=3",
+            "easy-d:dedicated=head-literal",
+            "los-d:dedicated=head-literal",
         ] {
             let schedule = simulate(&jobs, &mut build(spec)).unwrap();
             for d in lone_dedicated_jobs_with_room(&jobs, &schedule) {
