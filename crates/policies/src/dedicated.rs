@@ -26,10 +26,16 @@ use crate::profile::Profile;
 /// (lines 6-7). If the first dedicated job's requested start time has not
 /// yet reached, then 'freeze end time' and 'freeze end capacity' [...] are
 /// computed (lines 8-15) for scheduling batch jobs around the dedicated
-/// jobs". [`Head`](Self::Head) transfers that mechanism to EASY and LOS
-/// (the paper-like reading); [`Profile`](Self::Profile), this crate's
-/// first reading and the default, reserves every waiting dedicated job,
-/// which is close to conservative backfilling for dedicated jobs.
+/// jobs". [`HeadLiteral`](Self::HeadLiteral) transfers that mechanism to
+/// EASY and LOS to the letter (the literal reading: EASY-D, LOS-D and
+/// Hybrid-LOS then treat dedicated jobs alike); [`Head`](Self::Head) does
+/// so with one move at a time (the issue's paper-like reading, which leaves
+/// out lines 39-41); [`HeadAll`](Self::HeadAll) moves every due job at
+/// once (ours). [`Profile`](Self::Profile), this crate's first reading and
+/// the default (the paper does not clearly say otherwise), reserves every
+/// waiting dedicated job, which is close to conservative backfilling for
+/// dedicated jobs. docs/RESULTS.md reports Figs. 9-11 under each: the
+/// paper's ranking holds with the `head` readings, not with `profile`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DedicatedMode {
