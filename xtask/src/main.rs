@@ -41,6 +41,10 @@ enum Task {
         /// Runs per case.
         #[arg(long, default_value_t = 5)]
         repeat: usize,
+        /// Only the cases whose trace or policy contains this text (e.g.
+        /// `conservative`, `RICC`).
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Issue 13's speed targets: Greedy on KTH scaled to 1,024 processors,
     /// one simulation and simulations per second under random parameter
@@ -94,7 +98,7 @@ enum Task {
 
 fn main() -> ExitCode {
     let result = match Xtask::parse().task {
-        Task::Bench { repeat } => bench::run(repeat).map(|met| {
+        Task::Bench { repeat, only } => bench::run(repeat, only.as_deref()).map(|met| {
             if !met {
                 eprintln!("some targets were missed");
             }

@@ -101,50 +101,85 @@ impl QueueOrder {
 }
 
 /// The waiting jobs in a static order ([`QueueOrder::ShortestFirst`] and
-/// the other size or estimate keys), kept sorted across calls: each call
-/// drops the jobs that left the queue, merges the new arrivals in, and
-/// re-sorts only if a waiting job's key changed (an elastic command on its
-/// estimate). O(queue) per call instead of O(queue log queue), with the
-/// result of [`QueueOrder::arrange`].
+/// the other size or estimate keys), kept sorted across calls, with the
+/// result of [`QueueOrder::arrange`]. Each call drops the jobs that left
+/// the queue, merges the new arrivals in, and re-sorts only if a waiting
+/// job's key changed (an elastic command on its estimate).
+///
+/// Finding who left costs one look at every waiting job (its state and
+/// key, scattered through the job table), unless the caller names them:
+/// when the jobs it started in its last call account for every departure
+/// and no estimate changed since ([`View::estimate_changes`]), they are
+/// removed by binary search and the rest of the queue is not looked at.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SortedQueue {
     /// (key, id), sorted.
     entries: Vec<(i128, JobId)>,
     scratch: Vec<(i128, JobId)>,
+    new: Vec<(i128, JobId)>,
     ids: Vec<JobId>,
     /// The last job id merged in (arrivals come in id order).
     seen: Option<JobId>,
+    /// [`View::estimate_changes`] when the keys were last computed.
+    estimate_changes: Option<u64>,
 }
 
 impl SortedQueue {
     /// The queue of `view` in `order` (a static order: not fcfs or
-    /// multifactor).
-    pub(crate) fn arrange(&mut self, order: QueueOrder, view: &View<'_>) -> &[JobId] {
+    /// multifactor). `started` are the jobs the caller started since the
+    /// last call (a hint: any other departure is found by a full pass).
+    pub(crate) fn arrange(
+        &mut self,
+        order: QueueOrder,
+        view: &View<'_>,
+        started: &[JobId],
+    ) -> &[JobId] {
         let key = |id: JobId| order.key(view, id).unwrap_or(0);
-        let mut changed = false;
-        self.entries.retain(|&(stored, id)| {
-            if view.state(id) != JobState::Waiting {
-                return false;
-            }
-            changed |= stored != key(id);
-            true
-        });
         let queue = view.queue();
-        if changed {
-            self.entries.clear();
-            self.entries.extend(queue.iter().map(|&id| (key(id), id)));
-            self.entries.sort_unstable();
+        let first_new = self
+            .seen
+            .map_or(0, |seen| queue.partition_point(|&id| id <= seen));
+        let arrivals = queue.len() - first_new;
+        let departures_are_starts = self.estimate_changes == Some(view.estimate_changes())
+            && self.entries.len() + arrivals == queue.len() + started.len()
+            && started
+                .iter()
+                .all(|&id| view.state(id) != JobState::Waiting);
+        let mut changed = false;
+        if departures_are_starts {
+            for &id in started {
+                match self.entries.binary_search(&(key(id), id)) {
+                    Ok(position) => {
+                        self.entries.remove(position);
+                    }
+                    // Not where its key says: fall back to a full pass.
+                    Err(_) => changed = true,
+                }
+            }
+            if changed {
+                self.rebuild(queue, key);
+            }
         } else {
-            let first_new = self
-                .seen
-                .map_or(0, |seen| queue.partition_point(|&id| id <= seen));
-            let mut new: Vec<(i128, JobId)> =
-                queue[first_new..].iter().map(|&id| (key(id), id)).collect();
-            if !new.is_empty() {
-                new.sort_unstable();
+            self.entries.retain(|&(stored, id)| {
+                if view.state(id) != JobState::Waiting {
+                    return false;
+                }
+                changed |= stored != key(id);
+                true
+            });
+            if changed {
+                self.rebuild(queue, key);
+            }
+        }
+        if !changed {
+            self.new.clear();
+            self.new
+                .extend(queue[first_new..].iter().map(|&id| (key(id), id)));
+            if !self.new.is_empty() {
+                self.new.sort_unstable();
                 self.scratch.clear();
-                self.scratch.reserve(self.entries.len() + new.len());
-                let (mut a, mut b) = (self.entries.iter().peekable(), new.iter().peekable());
+                self.scratch.reserve(self.entries.len() + self.new.len());
+                let (mut a, mut b) = (self.entries.iter().peekable(), self.new.iter().peekable());
                 loop {
                     let next = match (a.peek(), b.peek()) {
                         (Some(x), Some(y)) if x <= y => a.next(),
@@ -155,15 +190,30 @@ impl SortedQueue {
                     self.scratch.extend(next.copied());
                 }
                 std::mem::swap(&mut self.entries, &mut self.scratch);
-                new.clear();
             }
         }
         if let Some(&last) = queue.last() {
             self.seen = Some(self.seen.map_or(last, |seen| seen.max(last)));
         }
+        self.estimate_changes = Some(view.estimate_changes());
+        debug_assert!(
+            self.entries.len() == queue.len()
+                && self
+                    .entries
+                    .iter()
+                    .all(|&(stored, id)| view.state(id) == JobState::Waiting && stored == key(id)),
+            "the sorted queue lost track of the waiting jobs"
+        );
         self.ids.clear();
         self.ids.extend(self.entries.iter().map(|&(_, id)| id));
         &self.ids
+    }
+
+    /// Sorts the whole queue again.
+    fn rebuild(&mut self, queue: &[JobId], key: impl Fn(JobId) -> i128) {
+        self.entries.clear();
+        self.entries.extend(queue.iter().map(|&id| (key(id), id)));
+        self.entries.sort_unstable();
     }
 }
 
@@ -204,7 +254,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
         /// Over a run of calls whose queues lose jobs and gain later
-        /// arrivals, the incrementally kept order equals a full sort.
+        /// arrivals, the incrementally kept order equals a full sort, whether
+        /// the caller names the departed jobs, names none, or names a job
+        /// that is still waiting.
         #[test]
         fn the_kept_order_equals_a_full_sort(
             jobs in proptest::collection::vec((1u32..8, 1i64..50), 1..40),
@@ -228,10 +280,23 @@ mod tests {
                     // Some jobs start (every `leave + 2`-th waiting one), then
                     // up to `arrive` more arrive.
                     let mut index = 0;
-                    waiting.retain(|_| {
+                    let mut departed = Vec::new();
+                    waiting.retain(|&id| {
                         index += 1;
-                        index % (usize::from(leave) + 2) != 0
+                        let stays = index % (usize::from(leave) + 2) != 0;
+                        if !stays {
+                            departed.push(id);
+                        }
+                        stays
                     });
+                    // The caller's hint: right (the fast path), missing
+                    // (a count mismatch), or naming a job still waiting.
+                    let mut hint = match leave {
+                        0 | 1 => departed.clone(),
+                        2 => Vec::new(),
+                        _ => departed.iter().copied().chain(waiting.first().copied()).collect(),
+                    };
+                    hint.reverse();
                     let upto = (arrived + arrive % 6).min(jobs.len());
                     waiting.extend((arrived..upto).map(|i| JobId(i as u32)));
                     arrived = upto;
@@ -239,7 +304,7 @@ mod tests {
                     let view = View::new(16, 0, &jobs, &waiting, &[], &mut storage);
                     let mut expected = Vec::new();
                     order.arrange(&view, &mut expected);
-                    proptest::prop_assert_eq!(kept.arrange(order, &view), &expected[..]);
+                    proptest::prop_assert_eq!(kept.arrange(order, &view, &hint), &expected[..]);
                 }
             }
         }

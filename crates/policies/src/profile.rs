@@ -186,7 +186,13 @@ impl StepIndex {
         duration: Time,
         limit: Time,
     ) -> Option<Time> {
-        let mut candidate = times.partition_point(|&t| t <= from).saturating_sub(1);
+        // Searches start at the profile's start, its first step: no binary
+        // search needed (it cost a fifth of a long compression).
+        let mut candidate = if times.first().is_some_and(|&t| t >= from) {
+            0
+        } else {
+            times.partition_point(|&t| t <= from).saturating_sub(1)
+        };
         loop {
             candidate = self.first(free, candidate, size, true)?;
             let anchor = times[candidate].max(from);
