@@ -422,11 +422,12 @@ pub fn summarize(
     let slowdown = values(&|m| m.slowdown);
     let bounded_slowdown = values(&|m| m.bounded_slowdown);
 
+    let measured_jobs = || measured.iter().map(|&i| &jobs[i]);
     let count = measured.len() as f64;
-    let mean_runtime = per_job().map(|(_, j)| j.runtime() as f64).sum::<f64>() / count;
+    let mean_runtime = measured_jobs().map(|j| j.runtime() as f64).sum::<f64>() / count;
     let mean_based_slowdown =
         (mean_runtime > 0.0).then(|| (wait.map_or(0.0, |w| w.mean) + mean_runtime) / mean_runtime);
-    let measured_area: f64 = per_job().map(|(_, j)| area(j)).sum();
+    let measured_area: f64 = measured_jobs().map(area).sum();
     let awrt = (measured_area > 0.0).then(|| {
         per_job()
             .map(|(m, j)| area(j) * m.response as f64)
@@ -434,30 +435,57 @@ pub fn summarize(
             / measured_area
     });
 
-    let mut suspended_times: Vec<f64> = per_job()
-        .filter(|(_, j)| j.suspensions > 0)
-        .map(|(_, j)| j.suspended as f64)
+    let mut suspended_times: Vec<f64> = measured_jobs()
+        .filter(|j| j.suspensions > 0)
+        .map(|j| j.suspended as f64)
         .collect();
     let suspension = Summary::of(&mut suspended_times).map(|suspended_time| SuspensionStats {
         jobs: suspended_times.len() as u64,
-        suspensions: per_job().map(|(_, j)| u64::from(j.suspensions)).sum(),
+        suspensions: measured_jobs().map(|j| u64::from(j.suspensions)).sum(),
         suspended_time,
     });
 
+    // Each measured job's class (runtime class x 3 + size class), so that
+    // a class's means compute the metrics of its members only.
+    let class_of = |j: &CompletedJob| -> u8 {
+        let runtime = match RuntimeClass::of(j.runtime()) {
+            RuntimeClass::Short => 0,
+            RuntimeClass::Medium => 1,
+            RuntimeClass::Long => 2,
+        };
+        let size = match SizeClass::of(j.procs, n) {
+            SizeClass::Narrow => 0,
+            SizeClass::Medium => 1,
+            SizeClass::Wide => 2,
+        };
+        runtime * 3 + size
+    };
+    let class: Vec<u8> = measured_jobs().map(class_of).collect();
+
     let mut classes = Vec::new();
-    for runtime_class in [
+    for (r, runtime_class) in [
         RuntimeClass::Short,
         RuntimeClass::Medium,
         RuntimeClass::Long,
-    ] {
-        for size_class in [SizeClass::Narrow, SizeClass::Medium, SizeClass::Wide] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (z, size_class) in [SizeClass::Narrow, SizeClass::Medium, SizeClass::Wide]
+            .into_iter()
+            .enumerate()
+        {
+            // r, z < 3.
+            #[allow(clippy::cast_possible_truncation)]
+            let this = (r * 3 + z) as u8;
             let members = || {
-                per_job().filter(|(_, j)| {
-                    RuntimeClass::of(j.runtime()) == runtime_class
-                        && SizeClass::of(j.procs, n) == size_class
-                })
+                measured
+                    .iter()
+                    .zip(&class)
+                    .filter(move |&(_, &c)| c == this)
+                    .map(|(&i, _)| (job_metrics(&jobs[i], config.tau), &jobs[i]))
             };
-            let jobs_in_class = members().count();
+            let jobs_in_class = class.iter().filter(|&&c| c == this).count();
             if jobs_in_class == 0 {
                 continue;
             }

@@ -754,7 +754,12 @@ impl<'a> Simulation<'a> {
                 time: self.now,
             });
         }
-        let runs = &self.state.runs;
+        // Only the per-job runs and the ranges go into the schedule: the
+        // rest (fit index, machine, queues) is freed before it is built.
+        let SimState {
+            runs, mut ranges, ..
+        } = std::mem::take(&mut self.state);
+        ranges.shrink_to_fit();
         let ran = |i: usize| self.final_states[i].ran();
         self.split
             .sort_unstable_by_key(|&(job, segment)| (job, segment.start));
@@ -766,7 +771,7 @@ impl<'a> Simulation<'a> {
                 .map(|(i, run)| if ran(i) { run.end } else { NOT_STARTED })
                 .collect(),
             spans: runs.iter().map(|run| run.span).collect(),
-            ranges: self.state.ranges,
+            ranges,
             final_states: self.final_states,
             split: self.split,
             rejected: self.rejected,
