@@ -594,6 +594,7 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
         let next = next_time(s, e).unwrap_or(to);
         weighted += length as f64 * (next - time) as f64;
     }
+    let per_step_mean = per_step_mean(jobs, &submits, &starts);
     drop((submits, starts));
     let duration = to - from;
     QueueLength {
@@ -603,25 +604,34 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
             0.0
         },
         max: max as u64,
-        per_step_mean: per_step_mean(jobs),
+        per_step_mean,
     }
 }
 
 /// The queue length after each scheduling step (each distinct arrival or
-/// termination instant), averaged over the steps.
-fn per_step_mean(jobs: &[CompletedJob]) -> f64 {
-    let mut steps: Vec<i64> = jobs.iter().flat_map(|j| [j.submit, j.finish]).collect();
-    steps.sort_unstable();
-    steps.dedup();
-    if steps.is_empty() {
-        return 0.0;
-    }
-    let mut submits: Vec<i64> = jobs.iter().map(|j| j.submit).collect();
-    let mut starts: Vec<i64> = jobs.iter().map(|j| j.start).collect();
-    submits.sort_unstable();
-    starts.sort_unstable();
-    let (mut submitted, mut started, mut total) = (0usize, 0usize, 0u64);
-    for &step in &steps {
+/// termination instant), averaged over the steps; `submits` and `starts`
+/// are the jobs' submit and start times, sorted.
+fn per_step_mean(jobs: &[CompletedJob], submits: &[i64], starts: &[i64]) -> f64 {
+    let mut finishes: Vec<i64> = jobs.iter().map(|j| j.finish).collect();
+    finishes.sort_unstable();
+    // The steps: the distinct values of submits and finishes, merged.
+    let (mut a, mut b) = (0, 0);
+    let mut next_step = || -> Option<i64> {
+        let step = match (submits.get(a), finishes.get(b)) {
+            (Some(&x), Some(&y)) => x.min(y),
+            (x, y) => *x.or(y)?,
+        };
+        while submits.get(a) == Some(&step) {
+            a += 1;
+        }
+        while finishes.get(b) == Some(&step) {
+            b += 1;
+        }
+        Some(step)
+    };
+    let (mut submitted, mut started, mut total, mut steps) = (0usize, 0usize, 0u64, 0u64);
+    while let Some(step) = next_step() {
+        steps += 1;
         while submitted < submits.len() && submits[submitted] <= step {
             submitted += 1;
         }
@@ -630,7 +640,10 @@ fn per_step_mean(jobs: &[CompletedJob]) -> f64 {
         }
         total += (submitted - started) as u64;
     }
-    total as f64 / steps.len() as f64
+    if steps == 0 {
+        return 0.0;
+    }
+    total as f64 / steps as f64
 }
 
 #[cfg(test)]

@@ -680,8 +680,18 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
             } else {
                 ReadOptions::strict()
             };
-            let sha256 = sha256_file(path)?;
-            let (header, records, summary) = read_path_packed(path, &options)?;
+            // The hash on a helper thread while the file is read (an error
+            // of either is reported as before: the hash's first).
+            let (sha256, read) = std::thread::scope(|scope| {
+                let hash = scope.spawn(|| sha256_file(path));
+                let read = read_path_packed(path, &options);
+                let sha256 = hash
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (sha256, read)
+            });
+            let sha256 = sha256?;
+            let (header, records, summary) = read?;
             let source = WorkloadSource::File {
                 path: path.clone(),
                 sha256,
@@ -1065,8 +1075,31 @@ pub fn run_policy_with(
     config: &MetricsConfig,
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
-    let mut policy = build_policy(spec)?;
-    run_policy_object(jobs, &mut *policy, spec.clone(), config, options)
+    let policy = build_policy(spec)?;
+    run_policy_clocked(
+        jobs,
+        PolicyHandle::Owned(policy),
+        spec.clone(),
+        config,
+        options,
+        None,
+    )
+}
+
+/// The policy of a run: owned ones are dropped, with their per-job
+/// state, before the metrics are computed.
+enum PolicyHandle<'p> {
+    Owned(Box<dyn schedsim_sim_core::Policy>),
+    Borrowed(&'p mut dyn schedsim_sim_core::Policy),
+}
+
+impl PolicyHandle<'_> {
+    fn get(&mut self) -> &mut dyn schedsim_sim_core::Policy {
+        match self {
+            Self::Owned(policy) => &mut **policy,
+            Self::Borrowed(policy) => &mut **policy,
+        }
+    }
 }
 
 /// [`run_policy_with`] for a policy object built elsewhere (a policy of
@@ -1082,19 +1115,27 @@ pub fn run_policy_object(
     config: &MetricsConfig,
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
-    run_policy_clocked(jobs, policy, spec, config, options, None)
+    run_policy_clocked(
+        jobs,
+        PolicyHandle::Borrowed(policy),
+        spec,
+        config,
+        options,
+        None,
+    )
 }
 
 /// [`run_policy_object`], publishing the simulated time to `clock` now and
 /// then.
 fn run_policy_clocked(
     jobs: &JobSet,
-    policy: &mut dyn schedsim_sim_core::Policy,
+    mut handle: PolicyHandle<'_>,
     spec: PolicySpec,
     config: &MetricsConfig,
     options: &SimOptions,
     clock: Option<&AtomicI64>,
 ) -> Result<PolicyRun, SimulateError> {
+    let policy = handle.get();
     let started = Instant::now();
     let schedule = match clock {
         None => simulate_with(jobs, policy, options)?,
@@ -1118,6 +1159,13 @@ fn run_policy_clocked(
         }
     };
     let elapsed = started.elapsed();
+    let counters = policy
+        .counters()
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+    let name = policy.name().to_owned();
+    drop(handle);
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
     let split = if jobs.normalization().dedicated > 0 {
@@ -1133,16 +1181,11 @@ fn run_policy_clocked(
         None
     };
     let warnings = run_warnings(jobs, &schedule, &metrics);
-    let counters = policy
-        .counters()
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), value))
-        .collect();
     let groups = group_report(jobs, &completed)?;
     let deadlines = deadline_report(jobs, &schedule, config.tau);
     Ok(PolicyRun {
         spec,
-        name: policy.name().to_owned(),
+        name,
         schedule,
         metrics,
         split,
@@ -1233,10 +1276,10 @@ fn simulate_inner(
             .zip(&clocks)
             .map(|(spec, clock)| {
                 scope.spawn(|| {
-                    let mut policy = build_policy(spec)?;
+                    let policy = build_policy(spec)?;
                     let run = run_policy_clocked(
                         &loaded.jobs,
-                        &mut *policy,
+                        PolicyHandle::Owned(policy),
                         spec.clone(),
                         &config,
                         &options,
