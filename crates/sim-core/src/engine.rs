@@ -562,6 +562,10 @@ pub struct Simulation<'a> {
     stats: RunStats,
 }
 
+/// Spare processor ranges kept before a start (a start usually takes one
+/// or two).
+const RANGES_HEADROOM: usize = 64;
+
 #[derive(Debug, Clone, Copy, Default)]
 struct CommandTotals {
     extended: Time,
@@ -1197,6 +1201,13 @@ impl<'a> Simulation<'a> {
         } else {
             self.state.fit.remove(id.index());
             self.leaving_queue.push(id);
+        }
+        // The ranges of every start are kept for the schedule: grow them by
+        // a quarter rather than doubling, so that at most a fifth of the
+        // vector is spare (millions of jobs).
+        let ranges = &mut self.state.ranges;
+        if ranges.capacity() - ranges.len() < RANGES_HEADROOM {
+            ranges.reserve_exact(ranges.len() / 4 + RANGES_HEADROOM);
         }
         let from = self.state.ranges.len() as u32;
         match processors {

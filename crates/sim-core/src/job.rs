@@ -552,7 +552,13 @@ impl JobSet {
         // for them).
         let mut dropped_lines: Vec<(u64, usize)> = Vec::new();
         let mut pending: Vec<(usize, Record)> = Vec::new();
-        for (index, record) in records.into_iter().enumerate() {
+        let records = records.into_iter();
+        // Sized once when the count is known (a slice, packed records):
+        // growing by doubling would hold up to twice the jobs' memory.
+        let (expected, _) = records.size_hint();
+        jobs.reserve_exact(expected);
+        work.reserve_exact(expected);
+        for (index, record) in records.enumerate() {
             let record = record.borrow();
             if record.is_command() {
                 normalization.commands += 1;
