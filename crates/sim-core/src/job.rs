@@ -531,7 +531,12 @@ pub struct JobSet {
 impl JobSet {
     /// Normalizes workload records into jobs (see [`JobModel`] for the
     /// rules). CWF elastic control commands are counted and otherwise left
-    /// out. `source` names the input in error messages.
+    /// out. `records` is a slice of records or any iterator of records or
+    /// references to them, read once (e.g. a
+    /// [`PackedRecords`](workload_format::PackedRecords)' iterator, so that
+    /// a large trace is never held as `Record`s); only the command lines
+    /// are kept while the jobs are built. Jobs out of submit order are
+    /// sorted in place.
     ///
     /// # Errors
     /// An invalid machine (0 processors, granularity 0 or not dividing the
@@ -1155,6 +1160,74 @@ mod tests {
             }),
             ..Record::unknown(number)
         }
+    }
+
+    #[test]
+    fn jobs_out_of_submit_order_are_sorted_in_place_and_commands_follow() {
+        // Submit times 30, 10, 20, 10 (stable: the two 10s keep their
+        // order), a dropped line (size 0) with number 9, and commands for
+        // jobs 2, 9 (dropped: unknown) and 4.
+        let records = [
+            record(1, 30, 50, 1, 1, 100),
+            record(2, 10, 60, 2, 2, 100),
+            record(3, 20, 70, 3, 3, 100),
+            record(9, 0, 10, 0, 0, 100),
+            record(4, 10, 80, 4, 4, 100),
+            command(2, 40, RequestType::ExtendTime, 5),
+            command(9, 40, RequestType::ExtendTime, 5),
+            command(4, 41, RequestType::ReduceTime, 7),
+        ];
+        let mut model = JobModel::new(4);
+        model.strictness = Strictness::Lenient;
+        for packed in [false, true] {
+            let set = if packed {
+                let packed: workload_format::PackedRecords = records.iter().collect();
+                JobSet::from_records(&packed, &model).unwrap()
+            } else {
+                JobSet::from_records(&records, &model).unwrap()
+            };
+            let order: Vec<(u64, Time, Time, u32)> = set
+                .jobs()
+                .iter()
+                .map(|j| (j.number, j.submit, set.work(j_id(&set, j)), j.record_index))
+                .collect();
+            assert_eq!(
+                order,
+                [
+                    (2, 10, 60, 1),
+                    (4, 10, 80, 4),
+                    (3, 20, 70, 2),
+                    (1, 30, 50, 0)
+                ]
+            );
+            let commands: Vec<(Time, u32, Change)> = set
+                .commands()
+                .iter()
+                .map(|c| (c.time, c.job.0, c.change))
+                .collect();
+            assert_eq!(
+                commands,
+                [
+                    (40, 0, Change::ExtendTime(5)),
+                    (41, 1, Change::ReduceTime(7))
+                ]
+            );
+            assert_eq!(
+                set.normalization()
+                    .commands_dropped
+                    .get(&CommandRejection::UnknownJob),
+                Some(&1)
+            );
+        }
+    }
+
+    fn j_id(set: &JobSet, job: &Job) -> JobId {
+        let index = set
+            .jobs()
+            .iter()
+            .position(|j| std::ptr::eq(j, job))
+            .unwrap();
+        JobId(index as u32)
     }
 
     #[test]
