@@ -1,10 +1,10 @@
 //! Whole files of arbitrary bytes, strict and lenient: never panic, every
 //! line is accounted for, and what lenient mode reads round-trips (strictly
-//! too when it met no problem).
+//! too when it met no problem), and packed records read back equal.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use workload_format::{ReadOptions, read_from, workload_to_string};
+use workload_format::{PackedRecords, ReadOptions, read_from, workload_to_string};
 
 fuzz_target!(|bytes: &[u8]| {
     let _ = read_from(bytes, "fuzz.swf", &ReadOptions::strict());
@@ -13,6 +13,9 @@ fuzz_target!(|bytes: &[u8]| {
     };
     let s = &workload.summary;
     assert_eq!(s.lines, s.records + s.comment_lines + s.blank_lines + s.skipped_lines);
+    let packed: PackedRecords = workload.records.iter().collect();
+    // The reader makes no NaN, so equality checks every value.
+    assert_eq!(packed.to_vec(), workload.records);
     let text = workload_to_string(&workload).expect("writable");
     // Header lines are kept verbatim, so a malformed known header value
     // (a warning in lenient mode, an error in strict mode) is written back

@@ -18,10 +18,10 @@ use std::time::Instant;
 use lublin_model::{CwfGenerator, CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_run::{
     DeadlineParams, Estimates, SimulateArgs, WorkloadSource, load_workload, make_deadlines,
-    metrics_config, prepare_workload, run_policy,
+    metrics_config, prepare_packed, prepare_workload, run_policy,
 };
 use schedsim_sim_core::LoadMethod;
-use workload_format::{Header, Workload};
+use workload_format::{Header, PackedRecords, Workload};
 
 /// One performance target.
 #[derive(Debug, Clone, Copy)]
@@ -387,9 +387,12 @@ pub fn run_case(index: usize) -> Result<(), String> {
         let params = LublinParams::for_machine(128)
             .load(load)
             .estimate(EstimateParams::f_model(3.0));
-        let records = LublinGenerator::new(params.clone(), 1)
+        // Streamed into packed records, as `simulate -w` reads a generated
+        // file: the records are never all held as `Record`s.
+        let records: PackedRecords = LublinGenerator::new(params.clone(), 1)
             .map_err(|e| e.to_string())?
-            .generate(jobs);
+            .records(jobs)
+            .collect();
         let mut header = Header::new();
         for key in ["MaxNodes", "MaxProcs"] {
             header.set(key, 128u64).map_err(|e| e.to_string())?;
@@ -402,8 +405,8 @@ pub fn run_case(index: usize) -> Result<(), String> {
             params: Box::new(params),
             sha256: String::new(),
         };
-        let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
-            .map_err(|e| e.to_string())?;
+        let loaded =
+            prepare_packed(&args, source, header, records, None).map_err(|e| e.to_string())?;
         (args, loaded)
     } else {
         match generated_jobs(case.trace) {

@@ -482,8 +482,8 @@ fn the_simulate_built_in_workload_is_a_generated_one() {
         path.display()
     ));
     let generated = read(&path);
-    assert_eq!(loaded.workload.records, generated.records);
-    let mut lines: Vec<&str> = loaded.workload.header.lines().collect();
+    assert_eq!(loaded.records.to_vec(), generated.records);
+    let mut lines: Vec<&str> = loaded.header.lines().collect();
     let note = lines.pop().unwrap();
     assert!(
         note.starts_with("; Note: schedsim built-in workload: Lublin-Feitelson model, 10000 jobs"),

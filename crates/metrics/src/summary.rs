@@ -400,15 +400,21 @@ pub fn summarize(
     let span = last_submit - first_submit;
     let offered_load = (span > 0).then(|| total_area / (f64::from(n) * span as f64));
 
-    // Per-job statistics over the measured jobs, in submit order.
-    let measured = measured_jobs(jobs, config.warmup, config.drain);
+    // Computed first, so that its sort buffers never coexist with the
+    // measured jobs' ones below (a run of millions of jobs).
+    let queue_length = queue_length(jobs, first_submit, last_finish);
 
-    let per_job: Vec<(JobMetrics, &CompletedJob)> = measured
-        .iter()
-        .map(|&i| (job_metrics(&jobs[i], config.tau), &jobs[i]))
-        .collect();
+    // Per-job statistics over the measured jobs, in submit order. A job's
+    // metrics are recomputed in each pass rather than stored (cheap, and
+    // the same values in the same order).
+    let measured = measured_jobs(jobs, config.warmup, config.drain);
+    let per_job = || {
+        measured
+            .iter()
+            .map(|&i| (job_metrics(&jobs[i], config.tau), &jobs[i]))
+    };
     let values = |f: &dyn Fn(&JobMetrics) -> f64| {
-        let mut v: Vec<f64> = per_job.iter().map(|(m, _)| f(m)).collect();
+        let mut v: Vec<f64> = per_job().map(|(m, _)| f(&m)).collect();
         Summary::of(&mut v)
     };
     let wait = values(&|m| m.wait as f64);
@@ -416,54 +422,80 @@ pub fn summarize(
     let slowdown = values(&|m| m.slowdown);
     let bounded_slowdown = values(&|m| m.bounded_slowdown);
 
-    let count = per_job.len() as f64;
-    let mean_runtime = per_job.iter().map(|(_, j)| j.runtime() as f64).sum::<f64>() / count;
+    let measured_jobs = || measured.iter().map(|&i| &jobs[i]);
+    let count = measured.len() as f64;
+    let mean_runtime = measured_jobs().map(|j| j.runtime() as f64).sum::<f64>() / count;
     let mean_based_slowdown =
         (mean_runtime > 0.0).then(|| (wait.map_or(0.0, |w| w.mean) + mean_runtime) / mean_runtime);
-    let measured_area: f64 = per_job.iter().map(|(_, j)| area(j)).sum();
+    let measured_area: f64 = measured_jobs().map(area).sum();
     let awrt = (measured_area > 0.0).then(|| {
-        per_job
-            .iter()
+        per_job()
             .map(|(m, j)| area(j) * m.response as f64)
             .sum::<f64>()
             / measured_area
     });
 
-    let mut suspended_times: Vec<f64> = per_job
-        .iter()
-        .filter(|(_, j)| j.suspensions > 0)
-        .map(|(_, j)| j.suspended as f64)
+    let mut suspended_times: Vec<f64> = measured_jobs()
+        .filter(|j| j.suspensions > 0)
+        .map(|j| j.suspended as f64)
         .collect();
     let suspension = Summary::of(&mut suspended_times).map(|suspended_time| SuspensionStats {
         jobs: suspended_times.len() as u64,
-        suspensions: per_job.iter().map(|(_, j)| u64::from(j.suspensions)).sum(),
+        suspensions: measured_jobs().map(|j| u64::from(j.suspensions)).sum(),
         suspended_time,
     });
 
+    // Each measured job's class (runtime class x 3 + size class), so that
+    // a class's means compute the metrics of its members only.
+    let class_of = |j: &CompletedJob| -> u8 {
+        let runtime = match RuntimeClass::of(j.runtime()) {
+            RuntimeClass::Short => 0,
+            RuntimeClass::Medium => 1,
+            RuntimeClass::Long => 2,
+        };
+        let size = match SizeClass::of(j.procs, n) {
+            SizeClass::Narrow => 0,
+            SizeClass::Medium => 1,
+            SizeClass::Wide => 2,
+        };
+        runtime * 3 + size
+    };
+    let class: Vec<u8> = measured_jobs().map(class_of).collect();
+
     let mut classes = Vec::new();
-    for runtime_class in [
+    for (r, runtime_class) in [
         RuntimeClass::Short,
         RuntimeClass::Medium,
         RuntimeClass::Long,
-    ] {
-        for size_class in [SizeClass::Narrow, SizeClass::Medium, SizeClass::Wide] {
-            let members: Vec<&(JobMetrics, &CompletedJob)> = per_job
-                .iter()
-                .filter(|(_, j)| {
-                    RuntimeClass::of(j.runtime()) == runtime_class
-                        && SizeClass::of(j.procs, n) == size_class
-                })
-                .collect();
-            if members.is_empty() {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (z, size_class) in [SizeClass::Narrow, SizeClass::Medium, SizeClass::Wide]
+            .into_iter()
+            .enumerate()
+        {
+            // r, z < 3.
+            #[allow(clippy::cast_possible_truncation)]
+            let this = (r * 3 + z) as u8;
+            let members = || {
+                measured
+                    .iter()
+                    .zip(&class)
+                    .filter(move |&(_, &c)| c == this)
+                    .map(|(&i, _)| (job_metrics(&jobs[i], config.tau), &jobs[i]))
+            };
+            let jobs_in_class = class.iter().filter(|&&c| c == this).count();
+            if jobs_in_class == 0 {
                 continue;
             }
-            let k = members.len() as f64;
+            let k = jobs_in_class as f64;
             let mean =
-                |f: &dyn Fn(&JobMetrics) -> f64| members.iter().map(|(m, _)| f(m)).sum::<f64>() / k;
+                |f: &dyn Fn(&JobMetrics) -> f64| members().map(|(m, _)| f(&m)).sum::<f64>() / k;
             classes.push(ClassStats {
                 runtime: runtime_class,
                 size: size_class,
-                jobs: members.len() as u64,
+                jobs: jobs_in_class as u64,
                 mean_wait: mean(&|m| m.wait as f64),
                 mean_response: mean(&|m| m.response as f64),
                 mean_bounded_slowdown: mean(&|m| m.bounded_slowdown),
@@ -473,7 +505,7 @@ pub fn summarize(
 
     Ok(RunMetrics {
         jobs: jobs.len() as u64,
-        measured_jobs: per_job.len() as u64,
+        measured_jobs: measured.len() as u64,
         wait,
         response,
         slowdown,
@@ -483,7 +515,7 @@ pub fn summarize(
         utilization,
         makespan,
         offered_load,
-        queue_length: queue_length(jobs, first_submit, last_finish),
+        queue_length,
         classes,
         suspension,
     })
@@ -523,7 +555,10 @@ pub(crate) fn check_job(index: usize, job: &CompletedJob) -> Result<(), MetricsE
 /// by index): all but the first `warmup` and last `drain` fractions.
 pub(crate) fn measured_jobs(jobs: &[CompletedJob], warmup: f64, drain: f64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| (jobs[i].submit, i));
+    // Usually in submit order already (a simulator's arrival order).
+    if !jobs.is_sorted_by_key(|job| job.submit) {
+        order.sort_by_key(|&i| (jobs[i].submit, i));
+    }
     let skip_first = (warmup * jobs.len() as f64).floor() as usize;
     let skip_last = (drain * jobs.len() as f64).floor() as usize;
     order.truncate(jobs.len() - skip_last);
@@ -534,25 +569,33 @@ pub(crate) fn measured_jobs(jobs: &[CompletedJob], warmup: f64, drain: f64) -> V
 /// Time-weighted mean and maximum of the number of jobs submitted but not
 /// yet started, over [from, to].
 fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
-    let mut changes: Vec<(i64, i64)> = Vec::with_capacity(2 * jobs.len());
-    for job in jobs {
-        changes.push((job.submit, 1));
-        changes.push((job.start, -1));
-    }
-    changes.sort_unstable();
+    // Submissions (+1) and starts (-1), each sorted, merged in time order.
+    let mut submits: Vec<i64> = jobs.iter().map(|j| j.submit).collect();
+    let mut starts: Vec<i64> = jobs.iter().map(|j| j.start).collect();
+    submits.sort_unstable();
+    starts.sort_unstable();
     let (mut length, mut max, mut weighted) = (0i64, 0i64, 0f64);
-    let mut index = 0;
-    while index < changes.len() {
-        let time = changes[index].0;
+    let (mut s, mut e) = (0, 0);
+    let next_time = |s: usize, e: usize| match (submits.get(s), starts.get(e)) {
+        (Some(&a), Some(&b)) => Some(a.min(b)),
+        (a, b) => a.or(b).copied(),
+    };
+    while let Some(time) = next_time(s, e) {
         // Apply every change of this instant before measuring.
-        while index < changes.len() && changes[index].0 == time {
-            length += changes[index].1;
-            index += 1;
+        while submits.get(s) == Some(&time) {
+            length += 1;
+            s += 1;
+        }
+        while starts.get(e) == Some(&time) {
+            length -= 1;
+            e += 1;
         }
         max = max.max(length);
-        let next = changes.get(index).map_or(to, |&(t, _)| t);
+        let next = next_time(s, e).unwrap_or(to);
         weighted += length as f64 * (next - time) as f64;
     }
+    let per_step_mean = per_step_mean(jobs, &submits, &starts);
+    drop((submits, starts));
     let duration = to - from;
     QueueLength {
         mean: if duration > 0 {
@@ -561,25 +604,34 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
             0.0
         },
         max: max as u64,
-        per_step_mean: per_step_mean(jobs),
+        per_step_mean,
     }
 }
 
 /// The queue length after each scheduling step (each distinct arrival or
-/// termination instant), averaged over the steps.
-fn per_step_mean(jobs: &[CompletedJob]) -> f64 {
-    let mut steps: Vec<i64> = jobs.iter().flat_map(|j| [j.submit, j.finish]).collect();
-    steps.sort_unstable();
-    steps.dedup();
-    if steps.is_empty() {
-        return 0.0;
-    }
-    let mut submits: Vec<i64> = jobs.iter().map(|j| j.submit).collect();
-    let mut starts: Vec<i64> = jobs.iter().map(|j| j.start).collect();
-    submits.sort_unstable();
-    starts.sort_unstable();
-    let (mut submitted, mut started, mut total) = (0usize, 0usize, 0u64);
-    for &step in &steps {
+/// termination instant), averaged over the steps; `submits` and `starts`
+/// are the jobs' submit and start times, sorted.
+fn per_step_mean(jobs: &[CompletedJob], submits: &[i64], starts: &[i64]) -> f64 {
+    let mut finishes: Vec<i64> = jobs.iter().map(|j| j.finish).collect();
+    finishes.sort_unstable();
+    // The steps: the distinct values of submits and finishes, merged.
+    let (mut a, mut b) = (0, 0);
+    let mut next_step = || -> Option<i64> {
+        let step = match (submits.get(a), finishes.get(b)) {
+            (Some(&x), Some(&y)) => x.min(y),
+            (x, y) => *x.or(y)?,
+        };
+        while submits.get(a) == Some(&step) {
+            a += 1;
+        }
+        while finishes.get(b) == Some(&step) {
+            b += 1;
+        }
+        Some(step)
+    };
+    let (mut submitted, mut started, mut total, mut steps) = (0usize, 0usize, 0u64, 0u64);
+    while let Some(step) = next_step() {
+        steps += 1;
         while submitted < submits.len() && submits[submitted] <= step {
             submitted += 1;
         }
@@ -588,7 +640,10 @@ fn per_step_mean(jobs: &[CompletedJob]) -> f64 {
         }
         total += (submitted - started) as u64;
     }
-    total as f64 / steps.len() as f64
+    if steps == 0 {
+        return 0.0;
+    }
+    total as f64 / steps as f64
 }
 
 #[cfg(test)]

@@ -4,11 +4,14 @@
 //!
 //! A run is: load a workload (a SWF/CWF file, the built-in Lublin-Feitelson
 //! workload, or records you generated) and prepare it for a machine
-//! ([`load_workload`], [`prepare_workload`]: load change, estimates,
-//! deadlines, the log's calendar), run policies on it ([`run_policy_with`]:
+//! ([`load_workload`], [`prepare_workload`], [`prepare_packed`]: load
+//! change, estimates, deadlines, the log's calendar; the records are kept
+//! packed, [`PackedRecords`](workload_format::PackedRecords), for
+//! schedule.swf), run policies on it ([`run_policy_with`]:
 //! the schedule, its metrics and warnings), and write a run folder
 //! ([`write_run`]: jobs.csv in Batsim's layout, schedule.swf, summary.json,
-//! segments.csv) that [`RunDir`] reads back. [`simulate`] does all of it and
+//! segments.csv, each streamed to a temporary name and renamed) that
+//! [`RunDir`] reads back. [`simulate`] does all of it and
 //! prints the comparison table, as `schedsim simulate` does. The settings
 //! are [`SimulateArgs`], the command's own arguments.
 //!
@@ -62,7 +65,8 @@ pub use simulate::{
     Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order, Overrun, PolicyRun,
     SATURATION_WARNING_RATIO, SimulateArgs, SimulateError, SimulateOutcome, WorkloadSource,
     apply_slurm_files, builtin_params, completed_jobs, is_batsim_json, jobs_csv, list_policies,
-    load_workload, metrics_config, prepare_workload, read_workload, run_policy, run_policy_object,
-    run_policy_with, run_warnings, segments_csv, simulate, simulate_observed, summary_json,
-    workload_notes, write_atomically, write_run,
+    load_workload, metrics_config, prepare_packed, prepare_workload, read_workload, run_policy,
+    run_policy_object, run_policy_with, run_warnings, segments_csv, simulate, simulate_observed,
+    summary_json, workload_notes, write_atomically, write_atomically_with, write_jobs_csv,
+    write_run,
 };

@@ -80,8 +80,9 @@ use schedsim_sim_core::{
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
-    HeaderError, JobStatus, ReadError, ReadOptions, ReadSummary, Record, Workload, WriteError,
-    read_batsim_path, read_path, workload_to_string,
+    Header, HeaderError, JobStatus, PackedRecords, ReadError, ReadOptions, ReadSummary, Record,
+    Workload, WriteError, Writer, read_batsim_path, read_path, read_path_packed,
+    workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -368,7 +369,7 @@ pub enum Ends {
 
 /// "MaxProcs is 0 and MaxNodes is absent": why neither header key gives a
 /// machine size (absent, zero or not a number).
-fn machine_size_keys(header: &workload_format::Header) -> String {
+fn machine_size_keys(header: &Header) -> String {
     let describe = |key: &str| match header.get(key) {
         None => format!("{key} is absent"),
         Some(value) => format!("{key} is {value:?}"),
@@ -402,19 +403,12 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
             reasons.join(", ")
         ));
     }
-    let submissions = || {
-        loaded
-            .workload
-            .records
-            .iter()
-            .filter(|record| !record.is_command())
-    };
+    let submissions = || loaded.records.iter().filter(|record| !record.is_command());
     // Logs are usually numbered in increasing order: no sort needed then.
     let increasing = submissions()
         .zip(submissions().skip(1))
         .all(|(a, b)| a.job_number < b.job_number);
     let mut numbers: Vec<(u64, usize)> = loaded
-        .workload
         .records
         .iter()
         .enumerate()
@@ -441,7 +435,7 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
                 .join(", ")
         ));
     }
-    let header = &loaded.workload.header;
+    let header = &loaded.header;
     let mut keys: Vec<String> = header
         .entries()
         .map(|(key, _)| key.to_ascii_lowercase())
@@ -647,8 +641,12 @@ pub const BUILTIN_ESTIMATE_F: f64 = 3.0;
 pub struct LoadedWorkload {
     /// Where it came from.
     pub source: WorkloadSource,
-    /// The records and header.
-    pub workload: Workload,
+    /// The header (after `--scale-to`, which sets the machine size).
+    pub header: Header,
+    /// The records after `--scale-to` and `--load`, in input order, packed
+    /// (a tenth of the memory of `Record`s); `schedule.swf` is written from
+    /// them. Comment lines between records are not kept.
+    pub records: PackedRecords,
     /// What the reader counted.
     pub read_summary: Option<ReadSummary>,
     /// The load change applied (`--load`), if any.
@@ -673,8 +671,38 @@ pub fn builtin_params() -> LublinParams {
 /// An unreadable or (strict) invalid file, an unknown machine size, or
 /// (strict) a job that cannot be simulated.
 pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
-    let (source, workload, read_summary) = read_workload(args)?;
-    prepare_workload(args, source, workload, read_summary)
+    match &args.workload {
+        // An SWF or CWF file is read straight into packed records: the
+        // records are never all held as `Record`s.
+        Some(path) if !is_batsim_json(path) => {
+            let options = if args.lenient {
+                ReadOptions::lenient()
+            } else {
+                ReadOptions::strict()
+            };
+            // The hash on a helper thread while the file is read (an error
+            // of either is reported as before: the hash's first).
+            let (sha256, read) = std::thread::scope(|scope| {
+                let hash = scope.spawn(|| sha256_file(path));
+                let read = read_path_packed(path, &options);
+                let sha256 = hash
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (sha256, read)
+            });
+            let sha256 = sha256?;
+            let (header, records, summary) = read?;
+            let source = WorkloadSource::File {
+                path: path.clone(),
+                sha256,
+            };
+            prepare_packed(args, source, header, records, Some(summary))
+        }
+        _ => {
+            let (source, workload, read_summary) = read_workload(args)?;
+            prepare_workload(args, source, workload, read_summary)
+        }
+    }
 }
 
 /// Whether `path` names a Batsim JSON workload (`.json`, optionally
@@ -755,20 +783,63 @@ pub fn read_workload(
 pub fn prepare_workload(
     args: &SimulateArgs,
     source: WorkloadSource,
-    mut workload: Workload,
+    workload: Workload,
+    read_summary: Option<ReadSummary>,
+) -> Result<LoadedWorkload, SimulateError> {
+    prepare(
+        args,
+        source,
+        workload.header,
+        Records::Plain(workload.records),
+        read_summary,
+    )
+}
+
+/// [`prepare_workload`] for records already packed (a streamed read or a
+/// streamed generator): they are unpacked only if `--scale-to` or `--load`
+/// changes them.
+///
+/// # Errors
+/// As [`prepare_workload`].
+pub fn prepare_packed(
+    args: &SimulateArgs,
+    source: WorkloadSource,
+    header: Header,
+    records: PackedRecords,
+    read_summary: Option<ReadSummary>,
+) -> Result<LoadedWorkload, SimulateError> {
+    prepare(args, source, header, Records::Packed(records), read_summary)
+}
+
+/// Records as they come to [`prepare`].
+enum Records {
+    Plain(Vec<Record>),
+    Packed(PackedRecords),
+}
+
+fn prepare(
+    args: &SimulateArgs,
+    source: WorkloadSource,
+    header: Header,
+    records: Records,
     read_summary: Option<ReadSummary>,
 ) -> Result<LoadedWorkload, SimulateError> {
     let procs = match args.procs {
         Some(procs) => u64::from(procs),
-        None => workload
-            .header
+        None => header
             .max_procs()
             .filter(|&p| p > 0)
-            .or(workload.header.max_nodes().filter(|&n| n > 0))
+            .or(header.max_nodes().filter(|&n| n > 0))
             .ok_or_else(|| SimulateError::NoMachineSize {
                 path: args.workload.clone().unwrap_or_default(),
-                found: machine_size_keys(&workload.header),
+                found: machine_size_keys(&header),
             })?,
+    };
+    let changes = args.scale_to.is_some() || args.load.is_some() || args.load_factor.is_some();
+    let (mut workload, packed) = match records {
+        Records::Packed(packed) if !changes => (Workload::new(header, Vec::new()), Some(packed)),
+        Records::Packed(packed) => (Workload::new(header, packed.to_vec()), None),
+        Records::Plain(records) => (Workload::new(header, records), None),
     };
     let scale = crate::groups::scale_workload(args, &mut workload, procs)?;
     let procs = scale.map_or(procs, |s| s.scaling.target_procs);
@@ -813,8 +884,17 @@ pub fn prepare_workload(
         Estimates::Recorded => EstimateSource::Recorded,
         Estimates::Exact => EstimateSource::Exact,
     };
-    let mut jobs =
-        JobSet::from_records(&workload.records, &model)?.with_calendar(calendar(args, &workload)?);
+    let (mut jobs, records) = match packed {
+        Some(packed) => (JobSet::from_records(&packed, &model)?, packed),
+        None => {
+            let jobs = JobSet::from_records(&workload.records, &model)?;
+            let mut packed: PackedRecords =
+                std::mem::take(&mut workload.records).into_iter().collect();
+            packed.shrink_to_fit();
+            (jobs, packed)
+        }
+    };
+    jobs = jobs.with_calendar(calendar(args, &workload)?);
     if let Some(path) = &args.deadlines {
         let mut deadlines = Deadlines::read(path)?;
         if let Some(change) = &load_change {
@@ -824,7 +904,8 @@ pub fn prepare_workload(
     }
     Ok(LoadedWorkload {
         source,
-        workload,
+        header: workload.header,
+        records,
         read_summary,
         load_change,
         scale,
@@ -935,17 +1016,16 @@ pub fn metrics_config(args: &SimulateArgs, procs: u32) -> MetricsConfig {
 /// jobs are left out (they are counted in the schedule's
 /// [`RunStats`](schedsim_sim_core::RunStats)).
 pub fn completed_jobs(jobs: &JobSet, schedule: &Schedule) -> Vec<CompletedJob> {
-    jobs.jobs()
-        .iter()
-        .enumerate()
-        .filter_map(|(index, job)| {
-            let id = JobId(index as u32);
-            schedule
-                .final_state(id)
-                .ran()
-                .then(|| completed_job(job, schedule, id, jobs.calendar()))
-        })
-        .collect()
+    // Sized once: a filter's collect would grow the vector by doubling.
+    let mut completed = Vec::with_capacity(jobs.len());
+    completed.extend(jobs.jobs().iter().enumerate().filter_map(|(index, job)| {
+        let id = JobId(index as u32);
+        schedule
+            .final_state(id)
+            .ran()
+            .then(|| completed_job(job, schedule, id, jobs.calendar()))
+    }));
+    completed
 }
 
 /// One job as it ran.
@@ -995,8 +1075,31 @@ pub fn run_policy_with(
     config: &MetricsConfig,
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
-    let mut policy = build_policy(spec)?;
-    run_policy_object(jobs, &mut *policy, spec.clone(), config, options)
+    let policy = build_policy(spec)?;
+    run_policy_clocked(
+        jobs,
+        PolicyHandle::Owned(policy),
+        spec.clone(),
+        config,
+        options,
+        None,
+    )
+}
+
+/// The policy of a run: owned ones are dropped, with their per-job
+/// state, before the metrics are computed.
+enum PolicyHandle<'p> {
+    Owned(Box<dyn schedsim_sim_core::Policy>),
+    Borrowed(&'p mut dyn schedsim_sim_core::Policy),
+}
+
+impl PolicyHandle<'_> {
+    fn get(&mut self) -> &mut dyn schedsim_sim_core::Policy {
+        match self {
+            Self::Owned(policy) => &mut **policy,
+            Self::Borrowed(policy) => &mut **policy,
+        }
+    }
 }
 
 /// [`run_policy_with`] for a policy object built elsewhere (a policy of
@@ -1012,19 +1115,27 @@ pub fn run_policy_object(
     config: &MetricsConfig,
     options: &SimOptions,
 ) -> Result<PolicyRun, SimulateError> {
-    run_policy_clocked(jobs, policy, spec, config, options, None)
+    run_policy_clocked(
+        jobs,
+        PolicyHandle::Borrowed(policy),
+        spec,
+        config,
+        options,
+        None,
+    )
 }
 
 /// [`run_policy_object`], publishing the simulated time to `clock` now and
 /// then.
 fn run_policy_clocked(
     jobs: &JobSet,
-    policy: &mut dyn schedsim_sim_core::Policy,
+    mut handle: PolicyHandle<'_>,
     spec: PolicySpec,
     config: &MetricsConfig,
     options: &SimOptions,
     clock: Option<&AtomicI64>,
 ) -> Result<PolicyRun, SimulateError> {
+    let policy = handle.get();
     let started = Instant::now();
     let schedule = match clock {
         None => simulate_with(jobs, policy, options)?,
@@ -1048,6 +1159,13 @@ fn run_policy_clocked(
         }
     };
     let elapsed = started.elapsed();
+    let counters = policy
+        .counters()
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+    let name = policy.name().to_owned();
+    drop(handle);
     let completed = completed_jobs(jobs, &schedule);
     let metrics = summarize(&completed, config)?;
     let split = if jobs.normalization().dedicated > 0 {
@@ -1063,16 +1181,11 @@ fn run_policy_clocked(
         None
     };
     let warnings = run_warnings(jobs, &schedule, &metrics);
-    let counters = policy
-        .counters()
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), value))
-        .collect();
     let groups = group_report(jobs, &completed)?;
     let deadlines = deadline_report(jobs, &schedule, config.tau);
     Ok(PolicyRun {
         spec,
-        name: policy.name().to_owned(),
+        name,
         schedule,
         metrics,
         split,
@@ -1163,10 +1276,10 @@ fn simulate_inner(
             .zip(&clocks)
             .map(|(spec, clock)| {
                 scope.spawn(|| {
-                    let mut policy = build_policy(spec)?;
+                    let policy = build_policy(spec)?;
                     let run = run_policy_clocked(
                         &loaded.jobs,
-                        &mut *policy,
+                        PolicyHandle::Owned(policy),
                         spec.clone(),
                         &config,
                         &options,
@@ -1358,10 +1471,9 @@ pub fn write_run(
     // never sees half a file; summary.json comes last, so a folder with a
     // new summary holds the files that go with it.
     let path = dir.join("jobs.csv");
-    write_atomically(
-        &path,
-        jobs_csv(loaded, &run.schedule, config.tau).as_bytes(),
-    )
+    write_atomically_with(&path, |file| {
+        write_jobs_csv(file, loaded, &run.schedule, config.tau)
+    })
     .map_err(write_error(&path))?;
 
     let path = dir.join("segments.csv");
@@ -1375,12 +1487,8 @@ pub fn write_run(
     }
 
     let path = dir.join("schedule.swf");
-    let schedule = simulated_workload(loaded, run)?;
-    let text = workload_to_string(&schedule).map_err(|source| SimulateError::WriteSwf {
-        path: path.clone(),
-        source,
-    })?;
-    write_atomically(&path, text.as_bytes()).map_err(write_error(&path))?;
+    write_atomically_with(&path, |file| write_schedule_swf(file, loaded, run))
+        .map_err(|error: ScheduleSwfError| error.at(&path))?;
 
     let path = dir.join("summary.json");
     let json = summary_json(args, loaded, run).map_err(|e| SimulateError::Write {
@@ -1394,15 +1502,40 @@ pub fn write_run(
 /// Writes `bytes` to `path` through a temporary name in the same folder
 /// and a rename: `path` holds the old content or the new, never a part.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] for content written as it is made: `write` fills a
+/// buffered temporary file in the same folder, which is renamed to `path`
+/// once it is complete, so the whole content is never held in memory and
+/// `path` still holds the old content or the new, never a part. On an
+/// error the temporary file is removed.
+pub fn write_atomically_with<F, E>(path: &Path, write: F) -> Result<(), E>
+where
+    F: FnOnce(&mut io::BufWriter<fs::File>) -> Result<(), E>,
+    E: From<io::Error>,
+{
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(format!(".tmp-{}", std::process::id()));
     let temporary = PathBuf::from(temporary);
-    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    let result = (|| {
+        let file = fs::File::create(&temporary)?;
+        let mut buffered = io::BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, file);
+        write(&mut buffered)?;
+        buffered
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
+        fs::rename(&temporary, path)?;
+        Ok(())
+    })();
     if result.is_err() {
         let _ = fs::remove_file(&temporary);
     }
     result
 }
+
+/// Write buffer of the output files.
+const OUTPUT_BUFFER_BYTES: usize = 256 * 1024;
 
 /// The text of a run's summary.json (pretty JSON, ending with a newline).
 ///
@@ -1464,14 +1597,34 @@ pub fn summary_json(
 
 /// jobs.csv in Batsim's layout (see the module docs).
 pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> String {
-    let mut csv = String::from(
-        "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
+    let mut bytes = Vec::new();
+    // Writing to a vector cannot fail.
+    let _ = write_jobs_csv(&mut bytes, loaded, schedule, tau);
+    // Every piece is UTF-8 (numbers, ASCII names, the cleaned workload
+    // name).
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`jobs_csv`] written to `out` a line at a time, never held whole.
+///
+/// # Errors
+/// Those of `out`.
+pub fn write_jobs_csv(
+    out: &mut impl Write,
+    loaded: &LoadedWorkload,
+    schedule: &Schedule,
+    tau: i64,
+) -> io::Result<()> {
+    out.write_all(
+        b"job_id,workload_name,profile,submission_time,requested_number_of_resources,\
          requested_time,success,final_state,starting_time,execution_time,finish_time,\
          waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata,\
          bounded_slowdown\n",
-    );
+    )?;
     let workload_name = workload_name(&loaded.source);
+    let mut csv = String::with_capacity(256);
     for (index, job) in loaded.jobs.jobs().iter().enumerate() {
+        csv.clear();
         let id = JobId(index as u32);
         let state = schedule.final_state(id);
         let _ = write!(
@@ -1487,6 +1640,7 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
         if !state.ran() {
             // Never ran: no times, no allocation, no metrics.
             csv.push_str(",,,,,,,-1,,\n");
+            out.write_all(csv.as_bytes())?;
             continue;
         }
         let (start, finish) = (schedule.start(id), schedule.end(id));
@@ -1503,8 +1657,9 @@ pub fn jobs_csv(loaded: &LoadedWorkload, schedule: &Schedule, tau: i64) -> Strin
         );
         push_allocation(&mut csv, schedule, id);
         let _ = writeln!(csv, ",-1,,{}", metrics.bounded_slowdown);
+        out.write_all(csv.as_bytes())?;
     }
-    csv
+    Ok(())
 }
 
 /// jobs.csv's `workload_name`: the workload file's name without its
@@ -1571,54 +1726,59 @@ pub fn segments_csv(loaded: &LoadedWorkload, schedule: &Schedule) -> String {
     csv
 }
 
-/// The input records with the simulated wait, run time and allocation.
-fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Workload, HeaderError> {
-    let records = &loaded.workload.records;
-    let mut job_of_record: Vec<Option<JobId>> = vec![None; records.len()];
-    for (index, job) in loaded.jobs.jobs().iter().enumerate() {
-        job_of_record[job.record_index as usize] = Some(JobId(index as u32));
+/// Why schedule.swf could not be made.
+#[derive(Debug)]
+enum ScheduleSwfError {
+    Header(HeaderError),
+    Write(WriteError),
+}
+
+impl From<HeaderError> for ScheduleSwfError {
+    fn from(error: HeaderError) -> Self {
+        Self::Header(error)
     }
-    let mut out = Vec::with_capacity(records.len());
-    for (record, job) in records.iter().zip(&job_of_record) {
-        match job {
-            &Some(id) if !run.schedule.final_state(id).ran() => {
-                // Rejected: never ran. SWF's "cancelled" status, with no
-                // wait, run time or processors.
-                out.push(Record {
-                    wait_time: None,
-                    run_time: None,
-                    allocated_processors: None,
-                    status: Some(JobStatus::Cancelled),
-                    ..record.clone()
-                });
-            }
-            &Some(id) => {
-                let job = loaded.jobs.job(id);
-                let (start, end) = (run.schedule.start(id), run.schedule.end(id));
-                let as_field = |value: i64| u64::try_from(value).ok();
-                let status = match run.schedule.final_state(id) {
-                    FinalState::CompletedSuccessfully => JobStatus::Completed,
-                    // Killed at its estimate or by a command: SWF's "failed".
-                    _ => JobStatus::Failed,
-                };
-                out.push(Record {
-                    wait_time: as_field(start - job.submit),
-                    run_time: as_field(end - start),
-                    allocated_processors: Some(u64::from(job.size)),
-                    status: Some(status),
-                    ..record.clone()
-                });
-            }
-            None if record.is_command() => out.push(record.clone()),
-            None => {}
+}
+
+impl From<WriteError> for ScheduleSwfError {
+    fn from(error: WriteError) -> Self {
+        Self::Write(error)
+    }
+}
+
+impl From<io::Error> for ScheduleSwfError {
+    fn from(error: io::Error) -> Self {
+        Self::Write(WriteError::Io { source: error })
+    }
+}
+
+impl ScheduleSwfError {
+    /// As `write_run` reports it.
+    fn at(self, path: &Path) -> SimulateError {
+        match self {
+            Self::Header(error) => SimulateError::from(error),
+            Self::Write(WriteError::Io { source }) => SimulateError::Write {
+                path: path.to_path_buf(),
+                source,
+            },
+            Self::Write(source) => SimulateError::WriteSwf {
+                path: path.to_path_buf(),
+                source,
+            },
         }
     }
-    let mut header = loaded.workload.header.clone();
+}
+
+/// The header of schedule.swf: the input's, with this file's counts, the
+/// schedule's end and a note on what was simulated.
+fn schedule_swf_header(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Header, HeaderError> {
+    let mut header = loaded.header.clone();
     let dropped = loaded.jobs.normalization().dropped_total();
-    let jobs = out.iter().filter(|record| !record.is_command()).count();
-    // The counts of this file, not of the log it came from.
+    // The counts of this file, not of the log it came from: every job (ran
+    // or rejected) and every command line.
+    let jobs = loaded.jobs.len();
+    let commands = loaded.records.iter().filter(Record::is_command).count();
     header.set("MaxJobs", jobs)?;
-    header.set("MaxRecords", out.len())?;
+    header.set("MaxRecords", jobs + commands)?;
     // Time 0 (StartTime) is the same after any load change; the end is the
     // last end of this schedule, in the log's calendar.
     if let (Some(calendar), Some(_)) = (loaded.jobs.calendar(), header.end_time()) {
@@ -1658,7 +1818,75 @@ fn simulated_workload(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Worklo
         loaded.jobs.model().procs,
         loaded.jobs.model().granularity,
     ))?;
-    Ok(Workload::new(header, out))
+    Ok(header)
+}
+
+/// schedule.swf (see the module docs): the input records with the
+/// simulated wait, run time, allocation and status, streamed to `out`
+/// record by record from the packed input.
+fn write_schedule_swf(
+    out: &mut impl Write,
+    loaded: &LoadedWorkload,
+    run: &PolicyRun,
+) -> Result<(), ScheduleSwfError> {
+    let header = schedule_swf_header(loaded, run)?;
+    // The job of each record, `NO_JOB` for none.
+    const NO_JOB: u32 = u32::MAX;
+    let mut job_of_record: Vec<u32> = vec![NO_JOB; loaded.records.len()];
+    for (index, job) in loaded.jobs.jobs().iter().enumerate() {
+        job_of_record[job.record_index as usize] = index as u32;
+    }
+    let mut writer = Writer::new(out);
+    writer.write_header(&header)?;
+    for (record, &job) in loaded.records.iter().zip(&job_of_record) {
+        if job == NO_JOB {
+            // Dropped in lenient mode, unless a command line.
+            if record.is_command() {
+                writer.write_record(&record)?;
+            }
+            continue;
+        }
+        let id = JobId(job);
+        let state = run.schedule.final_state(id);
+        let record = if state.ran() {
+            let job = loaded.jobs.job(id);
+            let (start, end) = (run.schedule.start(id), run.schedule.end(id));
+            let as_field = |value: i64| u64::try_from(value).ok();
+            let status = match state {
+                FinalState::CompletedSuccessfully => JobStatus::Completed,
+                // Killed at its estimate or by a command: SWF's "failed".
+                _ => JobStatus::Failed,
+            };
+            Record {
+                wait_time: as_field(start - job.submit),
+                run_time: as_field(end - start),
+                allocated_processors: Some(u64::from(job.size)),
+                status: Some(status),
+                ..record
+            }
+        } else {
+            // Rejected: never ran. SWF's "cancelled" status, with no wait,
+            // run time or processors.
+            Record {
+                wait_time: None,
+                run_time: None,
+                allocated_processors: None,
+                status: Some(JobStatus::Cancelled),
+                ..record
+            }
+        };
+        writer.write_record(&record)?;
+    }
+    writer.finish()?;
+    Ok(())
+}
+
+/// schedule.swf's text (tests).
+#[cfg(test)]
+fn schedule_swf(loaded: &LoadedWorkload, run: &PolicyRun) -> String {
+    let mut bytes = Vec::new();
+    write_schedule_swf(&mut bytes, loaded, run).unwrap();
+    String::from_utf8(bytes).unwrap()
 }
 
 /// The comparison of the runs, as a table or JSON.
@@ -2004,7 +2232,7 @@ mod tests {
         // (no overhead) and resumed at 30: 30..70. Job 2 (2 procs, 20 s)
         // arrives at 10 and waits (the policy starts nothing at 10), starts
         // at 70. Job 3 is rejected at 5.
-        let mut header = workload_format::Header::new();
+        let mut header = Header::new();
         header.add("MaxProcs", "4").unwrap();
         let workload = Workload::new(
             header,
@@ -2053,7 +2281,7 @@ mod tests {
             groups: None,
             deadlines: None,
         };
-        let swf = workload_to_string(&simulated_workload(&loaded, &run).unwrap()).unwrap();
+        let swf = schedule_swf(&loaded, &run);
         assert!(swf.contains("; MaxJobs: 3\n; MaxRecords: 3\n"), "{swf}");
         assert!(swf.contains("\n3 5 -1 -1 -1 -1 -1 1 10 -1 5 "), "{swf}");
         assert!(swf.contains("\n1 0 0 70 4 -1 -1 4 50 -1 1 "), "{swf}");
@@ -2077,7 +2305,7 @@ mod tests {
                 ..record(n + 1, n * gap, 1, work)
             })
             .collect();
-        let mut header = workload_format::Header::new();
+        let mut header = Header::new();
         header.add("MaxProcs", "1").unwrap();
         let mut args = SimulateArgs::new();
         args.workload = Some(PathBuf::from("w.swf"));

@@ -562,6 +562,10 @@ pub struct Simulation<'a> {
     stats: RunStats,
 }
 
+/// Spare processor ranges kept before a start (a start usually takes one
+/// or two).
+const RANGES_HEADROOM: usize = 64;
+
 #[derive(Debug, Clone, Copy, Default)]
 struct CommandTotals {
     extended: Time,
@@ -754,7 +758,12 @@ impl<'a> Simulation<'a> {
                 time: self.now,
             });
         }
-        let runs = &self.state.runs;
+        // Only the per-job runs and the ranges go into the schedule: the
+        // rest (fit index, machine, queues) is freed before it is built.
+        let SimState {
+            runs, mut ranges, ..
+        } = std::mem::take(&mut self.state);
+        ranges.shrink_to_fit();
         let ran = |i: usize| self.final_states[i].ran();
         self.split
             .sort_unstable_by_key(|&(job, segment)| (job, segment.start));
@@ -766,7 +775,7 @@ impl<'a> Simulation<'a> {
                 .map(|(i, run)| if ran(i) { run.end } else { NOT_STARTED })
                 .collect(),
             spans: runs.iter().map(|run| run.span).collect(),
-            ranges: self.state.ranges,
+            ranges,
             final_states: self.final_states,
             split: self.split,
             rejected: self.rejected,
@@ -1192,6 +1201,13 @@ impl<'a> Simulation<'a> {
         } else {
             self.state.fit.remove(id.index());
             self.leaving_queue.push(id);
+        }
+        // The ranges of every start are kept for the schedule: grow them by
+        // a quarter rather than doubling, so that at most a fifth of the
+        // vector is spare (millions of jobs).
+        let ranges = &mut self.state.ranges;
+        if ranges.capacity() - ranges.len() < RANGES_HEADROOM {
+            ranges.reserve_exact(ranges.len() / 4 + RANGES_HEADROOM);
         }
         let from = self.state.ranges.len() as u32;
         match processors {

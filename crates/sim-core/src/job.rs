@@ -1,3 +1,4 @@
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -530,43 +531,53 @@ pub struct JobSet {
 impl JobSet {
     /// Normalizes workload records into jobs (see [`JobModel`] for the
     /// rules). CWF elastic control commands are counted and otherwise left
-    /// out. `source` names the input in error messages.
+    /// out. `records` is a slice of records or any iterator of records or
+    /// references to them, read once (e.g. a
+    /// [`PackedRecords`](workload_format::PackedRecords)' iterator, so that
+    /// a large trace is never held as `Record`s); only the command lines
+    /// are kept while the jobs are built. Jobs out of submit order are
+    /// sorted in place.
     ///
     /// # Errors
     /// An invalid machine (0 processors, granularity 0 or not dividing the
     /// processor count) or, in strict mode, the first record that cannot be
     /// simulated.
-    pub fn from_records<'a, I>(records: I, model: &JobModel) -> Result<Self, JobModelError>
+    pub fn from_records<I>(records: I, model: &JobModel) -> Result<Self, JobModelError>
     where
-        I: IntoIterator<Item = &'a Record>,
+        I: IntoIterator,
+        I::Item: Borrow<Record>,
     {
         model.validate()?;
         let mut normalization = Normalization::default();
         let mut jobs = Vec::new();
         let mut work = Vec::new();
-        // The latest job line per job number, as an index into `jobs`, for
-        // commands; `None` if that line was dropped.
-        let mut latest: BTreeMap<u64, Option<usize>> = BTreeMap::new();
-        let mut pending: Vec<(usize, &Record, Option<usize>)> = Vec::new();
-        for (index, record) in records.into_iter().enumerate() {
+        // Lines dropped, as (job number, input index): with the jobs' own
+        // numbers and record indices, they find the latest job line of a
+        // command's job number (commands are rare; nothing per job is kept
+        // for them).
+        let mut dropped_lines: Vec<(u64, usize)> = Vec::new();
+        let mut pending: Vec<(usize, Record)> = Vec::new();
+        let records = records.into_iter();
+        // Sized once when the count is known (a slice, packed records):
+        // growing by doubling would hold up to twice the jobs' memory.
+        let (expected, _) = records.size_hint();
+        jobs.reserve_exact(expected);
+        work.reserve_exact(expected);
+        for (index, record) in records.enumerate() {
+            let record = record.borrow();
             if record.is_command() {
                 normalization.commands += 1;
-                pending.push((
-                    index,
-                    record,
-                    latest.get(&record.job_number).copied().flatten(),
-                ));
+                pending.push((index, record.clone()));
                 continue;
             }
             normalization.records += 1;
             match normalize(record, index, model, &mut normalization) {
                 Ok((job, recorded)) => {
-                    latest.insert(record.job_number, Some(jobs.len()));
                     jobs.push(job);
                     work.push(recorded);
                 }
                 Err(reason) => {
-                    latest.insert(record.job_number, None);
+                    dropped_lines.push((record.job_number, index));
                     match model.strictness {
                         Strictness::Strict => {
                             return Err(JobModelError::Rejected {
@@ -582,23 +593,73 @@ impl JobSet {
                 }
             }
         }
+        // The latest job line before each command with its job number, as
+        // an index into `jobs` (`None` if that line was dropped).
+        let latest: Vec<Option<usize>> = if pending.is_empty() {
+            Vec::new()
+        } else {
+            // (number, input index, job): sorted, a binary search finds the
+            // last line of a number before an index.
+            let mut lines: Vec<(u64, usize, Option<usize>)> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, job)| (job.number, job.record_index as usize, Some(i)))
+                .chain(
+                    dropped_lines
+                        .iter()
+                        .map(|&(number, index)| (number, index, None)),
+                )
+                .collect();
+            lines.sort_unstable();
+            pending
+                .iter()
+                .map(|(index, record)| {
+                    let after = lines.partition_point(|&(number, line, _)| {
+                        (number, line) < (record.job_number, *index)
+                    });
+                    after
+                        .checked_sub(1)
+                        .map(|i| lines[i])
+                        .filter(|&(number, _, _)| number == record.job_number)
+                        .and_then(|(_, _, job)| job)
+                })
+                .collect()
+        };
+        drop(dropped_lines);
         // Stable: equal submit times keep input order. Job ids are positions
-        // in this order.
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
-        order.sort_by_key(|&i| jobs[i].submit);
-        let mut id_of = vec![JobId(0); jobs.len()];
-        for (position, &i) in order.iter().enumerate() {
-            id_of[i] = JobId(position as u32);
+        // in this order. Logs are nearly always in submit order already.
+        let sorted = jobs.is_sorted_by_key(|job| job.submit);
+        let order: Vec<u32> = if sorted {
+            Vec::new()
+        } else {
+            // Fits: a job set holds fewer than 2^32 jobs (JobId is a u32).
+            #[allow(clippy::cast_possible_truncation)]
+            let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+            order.sort_by_key(|&i| (jobs[i as usize].submit, i));
+            order
+        };
+        let mut position_of: Vec<u32> = Vec::new();
+        if !sorted && !pending.is_empty() {
+            position_of = vec![0; jobs.len()];
+            for (position, &i) in order.iter().enumerate() {
+                // As above: below the job count.
+                #[allow(clippy::cast_possible_truncation)]
+                let position = position as u32;
+                position_of[i as usize] = position;
+            }
         }
         let mut commands = Vec::new();
-        for (index, record, job) in pending {
-            match resolve_command(record, job.map(|i| (id_of[i], &jobs[i]))) {
+        for ((index, record), job) in pending.iter().zip(&latest) {
+            // Fits: positions are below the job count, itself below 2^32.
+            #[allow(clippy::cast_possible_truncation)]
+            let id = job.map(|i| JobId(if sorted { i as u32 } else { position_of[i] }));
+            match resolve_command(record, id.zip(job.map(|i| &jobs[i]))) {
                 Ok(command) => commands.push(command),
                 Err(reason) => match model.strictness {
                     Strictness::Strict => {
                         return Err(JobModelError::BadCommand {
                             job_number: record.job_number,
-                            record_index: index,
+                            record_index: *index,
                             reason,
                         });
                     }
@@ -608,6 +669,7 @@ impl JobSet {
                 },
             }
         }
+        drop(position_of);
         // Time order, ties in input order (the sort is stable).
         commands.sort_by_key(|command: &ElasticCommand| command.time);
         if let Some(limit) = model.max_commands_per_job {
@@ -627,8 +689,12 @@ impl JobSet {
                 .insert(CommandRejection::OverLimit, over_limit);
         }
         normalization.commands_kept = commands.len() as u64;
-        let jobs: Vec<Job> = order.iter().map(|&i| jobs[i].clone()).collect();
-        let work = order.iter().map(|&i| work[i]).collect();
+        if !sorted {
+            // In place, so that the jobs are never held twice.
+            permute(&mut jobs, &mut work, order);
+        }
+        jobs.shrink_to_fit();
+        work.shrink_to_fit();
         normalization.jobs = jobs.len() as u64;
         normalization.dedicated = jobs
             .iter()
@@ -909,6 +975,31 @@ fn normalize(
 }
 
 /// A command line and the job it refers to (its id and data), if any.
+/// Puts `jobs` and `work` in `order` (`order[k]` is the index of the
+/// element that goes to position k) in place, following the permutation's
+/// cycles; `order` is consumed as the marks.
+fn permute(jobs: &mut [Job], work: &mut [Time], mut order: Vec<u32>) {
+    const DONE: u32 = u32::MAX;
+    for start in 0..order.len() {
+        if order[start] == DONE {
+            continue;
+        }
+        // Rotate the cycle through `start`: position k takes the element
+        // at order[k].
+        let mut k = start;
+        loop {
+            let from = order[k] as usize;
+            order[k] = DONE;
+            if from == start {
+                break;
+            }
+            jobs.swap(k, from);
+            work.swap(k, from);
+            k = from;
+        }
+    }
+}
+
 fn resolve_command(
     record: &Record,
     job: Option<(JobId, &Job)>,
@@ -1069,6 +1160,74 @@ mod tests {
             }),
             ..Record::unknown(number)
         }
+    }
+
+    #[test]
+    fn jobs_out_of_submit_order_are_sorted_in_place_and_commands_follow() {
+        // Submit times 30, 10, 20, 10 (stable: the two 10s keep their
+        // order), a dropped line (size 0) with number 9, and commands for
+        // jobs 2, 9 (dropped: unknown) and 4.
+        let records = [
+            record(1, 30, 50, 1, 1, 100),
+            record(2, 10, 60, 2, 2, 100),
+            record(3, 20, 70, 3, 3, 100),
+            record(9, 0, 10, 0, 0, 100),
+            record(4, 10, 80, 4, 4, 100),
+            command(2, 40, RequestType::ExtendTime, 5),
+            command(9, 40, RequestType::ExtendTime, 5),
+            command(4, 41, RequestType::ReduceTime, 7),
+        ];
+        let mut model = JobModel::new(4);
+        model.strictness = Strictness::Lenient;
+        for packed in [false, true] {
+            let set = if packed {
+                let packed: workload_format::PackedRecords = records.iter().collect();
+                JobSet::from_records(&packed, &model).unwrap()
+            } else {
+                JobSet::from_records(&records, &model).unwrap()
+            };
+            let order: Vec<(u64, Time, Time, u32)> = set
+                .jobs()
+                .iter()
+                .map(|j| (j.number, j.submit, set.work(j_id(&set, j)), j.record_index))
+                .collect();
+            assert_eq!(
+                order,
+                [
+                    (2, 10, 60, 1),
+                    (4, 10, 80, 4),
+                    (3, 20, 70, 2),
+                    (1, 30, 50, 0)
+                ]
+            );
+            let commands: Vec<(Time, u32, Change)> = set
+                .commands()
+                .iter()
+                .map(|c| (c.time, c.job.0, c.change))
+                .collect();
+            assert_eq!(
+                commands,
+                [
+                    (40, 0, Change::ExtendTime(5)),
+                    (41, 1, Change::ReduceTime(7))
+                ]
+            );
+            assert_eq!(
+                set.normalization()
+                    .commands_dropped
+                    .get(&CommandRejection::UnknownJob),
+                Some(&1)
+            );
+        }
+    }
+
+    fn j_id(set: &JobSet, job: &Job) -> JobId {
+        let index = set
+            .jobs()
+            .iter()
+            .position(|j| std::ptr::eq(j, job))
+            .unwrap();
+        JobId(index as u32)
     }
 
     #[test]

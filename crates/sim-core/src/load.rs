@@ -223,10 +223,17 @@ fn counted(record: &Record) -> Option<(u64, u64, u64)> {
 
 /// The offered load of `records` on `procs` processors (conventions in the
 /// module docs); `None` if `procs` is 0, no record counts or the span is 0.
-pub fn offered_load(records: &[Record], procs: u32) -> Option<OfferedLoad> {
+/// `records` is a slice or any iterator of records or references to them
+/// (e.g. a [`PackedRecords`](workload_format::PackedRecords)' iterator).
+pub fn offered_load<I>(records: I, procs: u32) -> Option<OfferedLoad>
+where
+    I: IntoIterator,
+    I::Item: std::borrow::Borrow<Record>,
+{
+    use std::borrow::Borrow;
     let (mut work, mut jobs) = (0u128, 0u64);
     let (mut first, mut last) = (u64::MAX, 0u64);
-    for (submit, size, runtime) in records.iter().filter_map(counted) {
+    for (submit, size, runtime) in records.into_iter().filter_map(|r| counted(r.borrow())) {
         work += u128::from(size) * u128::from(runtime);
         jobs += 1;
         first = first.min(submit);
@@ -515,7 +522,7 @@ mod tests {
     fn offered_load_by_hand() {
         // Work 2*100 + 4*50 + 1*200 = 600; span 200 - 0 (D and E left out);
         // 600 / (4 * 200) = 0.75.
-        let load = offered_load(&workload(), 4).unwrap();
+        let load = offered_load(workload(), 4).unwrap();
         assert_eq!(
             load,
             OfferedLoad {
@@ -525,7 +532,7 @@ mod tests {
                 jobs: 3
             }
         );
-        assert_eq!(offered_load(&workload(), 0), None);
+        assert_eq!(offered_load(workload(), 0), None);
         assert_eq!(offered_load(&workload()[..1], 4), None);
     }
 

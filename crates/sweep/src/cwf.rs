@@ -148,7 +148,7 @@ cwf = { jobs = 500, params = { small_prob = 0.2, dedicated_prob = 0.0 } }
         assert_eq!(loaded.jobs.normalization().dedicated, 0);
         assert!(loaded.jobs.commands().is_empty());
         // The generator's load search gets within 0.1% of the target.
-        let load = schedsim_sim_core::offered_load(&loaded.workload.records, 320)
+        let load = schedsim_sim_core::offered_load(&loaded.records, 320)
             .unwrap()
             .load;
         assert!((load - 0.9).abs() < 0.01, "{load}");

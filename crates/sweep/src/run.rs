@@ -219,8 +219,7 @@ fn run_cell(
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         policy_name: run.name.clone(),
         load_change: loaded.load_change.clone(),
-        offered_load: offered_load(&loaded.workload.records, loaded.jobs.model().procs)
-            .map(|l| l.load),
+        offered_load: offered_load(&loaded.records, loaded.jobs.model().procs).map(|l| l.load),
         dropped_jobs: loaded.jobs.normalization().dropped_total(),
         metrics: run.metrics,
         groups: run.groups.map(|g| g.metrics),
