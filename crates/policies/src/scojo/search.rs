@@ -338,6 +338,9 @@ impl<'a> Searcher<'a> {
         self.chunk_base = None;
         self.prefix_makespan = 0;
         self.stopped = false;
+        // Level 1 spends the group's budget, and its node budget likewise
+        // (it once started with none left and never ran).
+        self.nodes_left = self.budget_left.saturating_mul(NODES_PER_SCHEDULE);
         self.walk(Pass::All, 0.0, 0, 0.0);
         self.level1 = false;
         self.best

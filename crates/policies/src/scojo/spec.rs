@@ -26,6 +26,10 @@ macro_rules! base_options {
                 "cycle",
                 "seconds of one cycle of long, short and medium slices (default 3600; not stated in the thesis)",
             ),
+            (
+                "min-slice",
+                "every slice lasts at least this many seconds, the cycle growing to fit (default 0: the shares as given; ours, so that with smart=off and switch overheads the 0.5% short slice can progress)",
+            ),
             ("long-share", "share of the cycle for the long slice (default 0.73)"),
             (
                 "medium-share",
@@ -167,9 +171,9 @@ const FINISH_OPTIONS: [(&str, &str); 3] = [
     ),
 ];
 
-const fn all_options() -> [(&'static str, &'static str); 41] {
+const fn all_options() -> [(&'static str, &'static str); 42] {
     let base = base_options!();
-    let mut all = [("", ""); 41];
+    let mut all = [("", ""); 42];
     let mut i = 0;
     while i < base.len() {
         all[i] = base[i];
@@ -188,7 +192,7 @@ const fn all_options() -> [(&'static str, &'static str); 41] {
     all
 }
 
-const ALL_OPTIONS: [(&str, &str); 41] = all_options();
+const ALL_OPTIONS: [(&str, &str); 42] = all_options();
 
 /// The options of `scojo-pect-opt`.
 pub(crate) const OPT_OPTIONS: &[(&str, &str)] = &ALL_OPTIONS;
@@ -269,6 +273,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
     number(options, "short-below", &mut config.short_below, SECONDS)?;
     number(options, "medium-below", &mut config.medium_below, SECONDS)?;
     number(options, "cycle", &mut config.cycle, SECONDS)?;
+    number(options, "min-slice", &mut config.min_slice, SECONDS)?;
     fraction(options, "long-share", &mut config.long_share)?;
     fraction(options, "medium-share", &mut config.medium_share)?;
     choice(
