@@ -58,6 +58,19 @@ fn scojo_policies_finish_within_their_budgets() {
     let stats = &base["run_stats"];
     assert!(stats["suspensions"].as_u64().unwrap() > 0);
     assert_eq!(stats["suspensions"], stats["resumes"]);
+    // Per runtime class (SCOJO-PECT's bounds): every class has jobs, and
+    // their shares add up to 1.
+    let classes = &base["metrics"]["runtime_classes"];
+    let share: f64 = ["short", "medium", "long"]
+        .iter()
+        .map(|c| classes[c]["job_share"].as_f64().unwrap())
+        .sum();
+    assert!((share - 1.0).abs() < 1e-9, "{classes}");
+    assert!(classes["long"]["mean_bounded_slowdown"].as_f64().unwrap() >= 1.0);
+    assert_eq!(
+        base["metrics_config"]["runtime_classes"]["short_below"],
+        600
+    );
     let opt = read("scojo-pect-opt_budget=200");
     let counters = &opt["policy_counters"];
     let groups = counters["groups"].as_u64().unwrap();

@@ -105,6 +105,12 @@ pub struct Simulation {
     /// Per event: simultaneous ends apart or together.
     #[serde(default, skip_serializing_if = "is_default")]
     pub simultaneous_ends: Ends,
+    /// Seconds per suspension (time sharing).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub suspend_overhead: i64,
+    /// Seconds per resumption.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub resume_overhead: i64,
 }
 
 impl Simulation {
@@ -243,6 +249,8 @@ pub fn cells(spec: &Spec, sources: &[SourceKey]) -> Vec<Cell> {
                             invoke: spec.invoke,
                             event_order: spec.event_order,
                             simultaneous_ends: spec.simultaneous_ends,
+                            suspend_overhead: spec.suspend_overhead,
+                            resume_overhead: spec.resume_overhead,
                         },
                         tau: spec.tau,
                         warmup: spec.warmup,
@@ -343,14 +351,19 @@ pub struct CellResult {
     /// runs that rejected jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadlines: Option<DeadlineReport>,
+    /// The policy's own counters (SCOJO-PECT's groups and search), in its
+    /// order; metric paths `counters.NAME`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<(String, u64)>,
     /// Per-job data.
     pub jobs: CompactJobs,
 }
 
 impl CellResult {
     /// The run metrics as JSON, with `groups` (`awrt1`..`awrt5`, `awrt`,
-    /// `util` and `objective`'s value) when the workload has users: what
-    /// the spec's metric paths name.
+    /// `util` and `objective`'s value) when the workload has users,
+    /// `deadlines` and the policy's `counters`: what the spec's metric
+    /// paths name.
     pub fn metrics_json(&self, objective: &Objective) -> serde_json::Value {
         let mut value = serde_json::to_value(&self.metrics).unwrap_or_default();
         if let (Some(groups), Some(object)) = (&self.groups, value.as_object_mut()) {
@@ -368,6 +381,14 @@ impl CellResult {
         }
         if let (Some(deadlines), Some(object)) = (&self.deadlines, value.as_object_mut()) {
             object.insert("deadlines".to_owned(), deadlines.metrics_json());
+        }
+        if let (false, Some(object)) = (self.counters.is_empty(), value.as_object_mut()) {
+            let counters: serde_json::Map<String, serde_json::Value> = self
+                .counters
+                .iter()
+                .map(|(name, count)| (name.clone(), (*count).into()))
+                .collect();
+            object.insert("counters".to_owned(), counters.into());
         }
         value
     }

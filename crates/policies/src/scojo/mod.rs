@@ -47,4 +47,4 @@ pub use policy::{ScojoCounters, ScojoPect};
 pub use search::{
     NODES_PER_SCHEDULE, SearchCounters, SearchInput, SearchJob, SearchOutcome, search_group,
 };
-pub(crate) use spec::{OPT_OPTIONS, SCOJO_OPTIONS, build};
+pub(crate) use spec::{OPT_OPTIONS, SCOJO_OPTIONS, build, config};
