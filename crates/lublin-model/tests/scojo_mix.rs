@@ -74,3 +74,66 @@ fn typeless_lublin_matches_table5() {
         }
     }
 }
+
+/// The thesis's real trace (Table 6): LANL CM-5's first 10,000 jobs with a
+/// runtime and a size have Table 6's class mix (jobs 61.5 / 34 / 4.5%, work
+/// 2 / 41 / 57%, mean sizes 74 / 92 / 244), within half the last printed
+/// digit (short jobs within 0.1: 61.44; mean sizes within 1: 74.4 / 92.7 /
+/// 244.8): the thesis used that prefix
+/// (`experiments/scojo-lanl.toml`). Skipped without SCHEDSIM_TRACES.
+#[test]
+fn lanl_prefix_matches_table6() {
+    let Some(dir) = std::env::var_os("SCHEDSIM_TRACES") else {
+        println!("skipped: SCHEDSIM_TRACES not set");
+        return;
+    };
+    let path = std::path::Path::new(&dir).join("LANL-CM5-1994-4.1-cln.swf.gz");
+    let workload = workload_format::read_path(&path, &workload_format::ReadOptions::lenient())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut jobs = [0.0f64; 3];
+    let mut work = [0.0f64; 3];
+    let mut size = [0.0f64; 3];
+    let mut taken = 0;
+    for r in &workload.records {
+        let (Some(runtime), Some(procs)) = (r.run_time, r.allocated_processors) else {
+            continue;
+        };
+        if procs == 0 {
+            continue;
+        }
+        let class = if runtime < 600 {
+            0
+        } else if runtime < 10_800 {
+            1
+        } else {
+            2
+        };
+        jobs[class] += 1.0;
+        work[class] += (runtime * procs) as f64;
+        size[class] += procs as f64;
+        taken += 1;
+        if taken == 10_000 {
+            break;
+        }
+    }
+    assert_eq!(taken, 10_000);
+    let n: f64 = jobs.iter().sum();
+    let w: f64 = work.iter().sum();
+    let checks = [
+        ("short jobs %", 100.0 * jobs[0] / n, 61.5, 0.1),
+        ("medium jobs %", 100.0 * jobs[1] / n, 34.0, 0.5),
+        ("long jobs %", 100.0 * jobs[2] / n, 4.5, 0.5),
+        ("short work %", 100.0 * work[0] / w, 2.0, 0.5),
+        ("medium work %", 100.0 * work[1] / w, 41.0, 0.5),
+        ("long work %", 100.0 * work[2] / w, 57.0, 0.5),
+        ("short mean size", size[0] / jobs[0], 74.0, 1.0),
+        ("medium mean size", size[1] / jobs[1], 92.0, 1.0),
+        ("long mean size", size[2] / jobs[2], 244.0, 1.0),
+    ];
+    for (name, value, table, slack) in checks {
+        assert!(
+            (value - table).abs() <= slack,
+            "{name} {value:.2}, Table 6: {table} (+-{slack})"
+        );
+    }
+}
