@@ -78,4 +78,11 @@ fn scojo_policies_finish_within_their_budgets() {
     // At most 200 schedules per group, at most 200 x 50 placements each.
     assert!(counters["schedules_evaluated"].as_u64().unwrap() <= 200 * groups);
     assert!(counters["search_nodes"].as_u64().unwrap() <= 200 * 50 * groups);
+    // Level 1 runs (it once started without a node budget and never did):
+    // one of this workload's two long groups holds 4 long-wide jobs (4!
+    // = 24 orders).
+    assert!(
+        counters["level1_orders"].as_u64().unwrap() > 0,
+        "{counters}"
+    );
 }

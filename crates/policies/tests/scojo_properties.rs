@@ -217,3 +217,23 @@ proptest! {
         }
     }
 }
+
+/// A bad pair of options is reported by the one the spec set.
+#[test]
+fn a_bad_pair_names_the_option_given() {
+    for (spec, named) in [
+        ("scojo-pect-opt:long-min-jobs=40", "`long-min-jobs` = `40`"),
+        (
+            "scojo-pect-opt:medium-max-jobs=5",
+            "`medium-max-jobs` = `5`",
+        ),
+        ("scojo-pect-opt:min-util=2", "`min-util` = `2`"),
+        ("scojo-pect:min-slice=5000", "`min-slice` = `5000`"),
+    ] {
+        let error = build_policy(&spec.parse::<PolicySpec>().unwrap())
+            .err()
+            .unwrap_or_else(|| panic!("{spec} was accepted"))
+            .to_string();
+        assert!(error.contains(named), "{spec}: {error}");
+    }
+}

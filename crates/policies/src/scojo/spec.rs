@@ -350,6 +350,21 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         config.optimiser = Some(o);
     }
     if let Err((key, expected)) = config.validate() {
+        // A pair checked together is reported by the option the spec set
+        // (long-min-jobs=40 against the default long-max-jobs).
+        let sibling = match key {
+            "long-max-jobs" => Some("long-min-jobs"),
+            "medium-max-jobs" => Some("medium-min-jobs"),
+            "delta" => Some("min-util"),
+            "split" => Some("bound"),
+            "max-wide" => Some("min-wide"),
+            "long-share" => Some("medium-share"),
+            _ => None,
+        };
+        let key = match sibling {
+            Some(other) if options.get(key).is_none() && options.get(other).is_some() => other,
+            _ => key,
+        };
         let value = options.get(key).unwrap_or("(its default)");
         return Err(options.bad_value(key, value, &expected));
     }
