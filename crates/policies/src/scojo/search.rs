@@ -141,13 +141,27 @@ impl Best {
     }
 
     fn offer(&mut self, candidate: Candidate) {
-        if self.threshold().is_some_and(|t| candidate.total >= t) {
+        if self.threshold().is_some_and(|t| !beats(candidate.total, t)) {
             return;
         }
-        let position = self.list.partition_point(|c| c.total <= candidate.total);
+        let position = self
+            .list
+            .partition_point(|c| !beats(candidate.total, c.total));
         self.list.insert(position, candidate);
         self.list.truncate(self.k);
     }
+}
+
+/// Relative tolerance under which two totals tie. Totals are sums of
+/// bounded slowdowns in path order, so two orders with the same total can
+/// differ in the last bit (unrounded slowdowns); without a tolerance the
+/// pruned and the unpruned search could break such a tie differently (the
+/// proptest that they agree found one).
+const TIE: f64 = 1e-9;
+
+/// Whether `total` is better than `threshold` by more than a tie.
+fn beats(total: f64, threshold: f64) -> bool {
+    total < threshold - TIE * threshold.abs().max(1.0)
 }
 
 /// Searches the best order of a group (see the module docs). The result
@@ -486,7 +500,7 @@ impl<'a> Searcher<'a> {
             let bound_exceeded = self.config.branch_and_bound
                 && self.best.threshold().is_some_and(|threshold| {
                     let rest: f64 = self.remaining.iter().map(|&r| self.lower[r]).sum();
-                    partial + rest >= threshold
+                    !beats(partial + rest, threshold)
                 });
             if bound_exceeded {
                 self.counters.pruned += 1;
@@ -519,7 +533,7 @@ impl<'a> Searcher<'a> {
         if self
             .best
             .threshold()
-            .is_none_or(|threshold| total < threshold)
+            .is_none_or(|threshold| beats(total, threshold))
         {
             let candidate = self.candidate(total, makespan, responses);
             self.best.offer(candidate);
@@ -587,7 +601,7 @@ impl<'a> Searcher<'a> {
             if self
                 .best
                 .threshold()
-                .is_none_or(|threshold| total < threshold)
+                .is_none_or(|threshold| beats(total, threshold))
             {
                 let makespan = makespan.max(self.prefix_makespan).max(1);
                 self.best.offer(Candidate {
