@@ -56,6 +56,7 @@ proptest! {
         for spec in [
             "scojo-pect:cycle=900",
             "scojo-pect-opt:cycle=900,long-min-jobs=2,medium-min-jobs=2,long-size-factor=0.5,medium-size-factor=0.5,budget=200",
+            "scojo-pect-opt:cycle=900,long-min-jobs=2,medium-min-jobs=2,long-size-factor=0.5,medium-size-factor=0.5,budget=200,dynamic-fit=on,slice-end=all",
         ] {
             let mut policy = build_policy(&spec.parse::<PolicySpec>().unwrap()).unwrap();
             let schedule = simulate_with(&jobs, &mut *policy, &options)

@@ -268,6 +268,18 @@ pub struct OptimiserConfig {
     pub tail: Tail,
     /// Backfilling upon dynamic submission (section 6.6.2).
     pub dynamic_backfill: bool,
+    /// Backfill an arrival upon submission only if it ends before the
+    /// current slice does. Section 6.6.2: "Dynamic jobs are guaranteed to
+    /// run within the group only until the end of slice or until it
+    /// finishes (whichever happens first). In the former case, the job
+    /// would finish earlier and gets preempted to its respective
+    /// preemption queue." Literally (false, the default) such a job runs
+    /// to the slice's end and is suspended there if unfinished; the
+    /// sentence "the job would finish earlier" also reads as: only jobs
+    /// that finish within the slice are started (true), so none is
+    /// suspended. A short job suspended on its processors can wait long:
+    /// it returns only on those processors.
+    pub dynamic_fit: bool,
 }
 
 impl Default for OptimiserConfig {
@@ -281,6 +293,7 @@ impl Default for OptimiserConfig {
             min_util: 0.75,
             tail: Tail::Release,
             dynamic_backfill: true,
+            dynamic_fit: false,
         }
     }
 }

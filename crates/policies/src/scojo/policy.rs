@@ -944,6 +944,9 @@ impl ScojoPect {
                 if !info.waiting || info.in_group {
                     continue;
                 }
+                if optimiser.dynamic_fit && now + view.estimate(id) > slice_end {
+                    continue;
+                }
                 let duration = view.estimate(id).min(slice_end - now);
                 if self.start_if_fits(view, &mut profile, id, duration) {
                     self.counters.dynamic_backfills += 1;

@@ -156,7 +156,7 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
     ),
 ];
 
-const FINISH_OPTIONS: [(&str, &str); 3] = [
+const FINISH_OPTIONS: [(&str, &str); 4] = [
     (
         "delta",
         "delta of the group finish time (default 0.1; not given)",
@@ -169,11 +169,15 @@ const FINISH_OPTIONS: [(&str, &str); 3] = [
         "dynamic",
         "backfilling upon dynamic submission: on (default) or off",
     ),
+    (
+        "dynamic-fit",
+        "on: backfill an arrival upon submission only if it ends before the slice does, so it is never suspended (a reading of section 6.6.2's garbled sentence); off (default): it runs to the slice's end and is then suspended",
+    ),
 ];
 
-const fn all_options() -> [(&'static str, &'static str); 42] {
+const fn all_options() -> [(&'static str, &'static str); 43] {
     let base = base_options!();
-    let mut all = [("", ""); 42];
+    let mut all = [("", ""); 43];
     let mut i = 0;
     while i < base.len() {
         all[i] = base[i];
@@ -192,7 +196,7 @@ const fn all_options() -> [(&'static str, &'static str); 42] {
     all
 }
 
-const ALL_OPTIONS: [(&str, &str); 42] = all_options();
+const ALL_OPTIONS: [(&str, &str); 43] = all_options();
 
 /// The options of `scojo-pect-opt`.
 pub(crate) const OPT_OPTIONS: &[(&str, &str)] = &ALL_OPTIONS;
@@ -347,6 +351,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
             &[("release", Tail::Release), ("keep", Tail::Keep)],
         )?;
         switch(options, "dynamic", &mut o.dynamic_backfill)?;
+        switch(options, "dynamic-fit", &mut o.dynamic_fit)?;
         config.optimiser = Some(o);
     }
     if let Err((key, expected)) = config.validate() {
