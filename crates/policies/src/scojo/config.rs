@@ -190,6 +190,11 @@ pub struct SearchConfig {
     /// 7.3: "The permutation generator is allowed to loop for a maximum of
     /// 10000 iterations").
     pub budget: u64,
+    /// Search-tree nodes (placements) allowed per schedule of the budget
+    /// (ours; default [`NODES_PER_SCHEDULE`](super::NODES_PER_SCHEDULE),
+    /// 50): every search ends within `budget x nodes_per_schedule`
+    /// placements.
+    pub nodes_per_schedule: u64,
     /// Level 1 runs with at least this many long-wide jobs (Table 4: 3;
     /// section 7.3 says "greater than 3", i.e. 4).
     pub min_wide: usize,
@@ -229,6 +234,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         Self {
             budget: 10_000,
+            nodes_per_schedule: super::search::NODES_PER_SCHEDULE,
             min_wide: 3,
             max_wide: 6,
             level1: true,

@@ -79,7 +79,9 @@ pub struct SearchCounters {
 /// paths are cut before they become schedules, and the discrepancy passes
 /// over a group of 20-30 jobs can then visit factorially many nodes without
 /// spending any budget. Bounding the nodes as well (an addition of ours)
-/// keeps every search finite: at most `budget x 50` placements.
+/// keeps every search finite: at most `budget x 50` placements. The default
+/// of [`SearchConfig::nodes_per_schedule`](super::SearchConfig) (option
+/// `nodes`).
 pub const NODES_PER_SCHEDULE: u64 = 50;
 
 impl SearchCounters {
@@ -354,7 +356,9 @@ impl<'a> Searcher<'a> {
         self.stopped = false;
         // Level 1 spends the group's budget, and its node budget likewise
         // (it once started with none left and never ran).
-        self.nodes_left = self.budget_left.saturating_mul(NODES_PER_SCHEDULE);
+        self.nodes_left = self
+            .budget_left
+            .saturating_mul(self.config.nodes_per_schedule);
         self.walk(Pass::All, 0.0, 0, 0.0);
         self.level1 = false;
         self.best
@@ -417,7 +421,9 @@ impl<'a> Searcher<'a> {
         // The budget of this chunk only: what is left over goes on.
         let rest = self.budget_left - budget.min(self.budget_left);
         self.budget_left = budget.min(self.budget_left);
-        self.nodes_left = self.budget_left.saturating_mul(NODES_PER_SCHEDULE);
+        self.nodes_left = self
+            .budget_left
+            .saturating_mul(self.config.nodes_per_schedule);
         let n = jobs.len();
         let passes: Vec<Pass> = match self.config.order {
             SearchOrder::Dfs => vec![Pass::All],

@@ -50,7 +50,7 @@ macro_rules! base_options {
 /// The options of `scojo-pect`.
 pub(crate) const SCOJO_OPTIONS: &[(&str, &str)] = &base_options!();
 
-const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
+const OPTIMISER_OPTIONS: [(&str, &str); 32] = [
     (
         "long-min-jobs",
         "a long group needs this many waiting long jobs (default 5)",
@@ -123,6 +123,10 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
         "schedules evaluated per group at most, both levels (default 10000)",
     ),
     (
+        "nodes",
+        "search-tree nodes (placements) allowed per schedule of the budget (default 50; ours, so that every search ends)",
+    ),
+    (
         "split",
         "a group of the maximum size is split into sub-groups of at most this many jobs (default 10)",
     ),
@@ -175,9 +179,9 @@ const FINISH_OPTIONS: [(&str, &str); 4] = [
     ),
 ];
 
-const fn all_options() -> [(&'static str, &'static str); 43] {
+const fn all_options() -> [(&'static str, &'static str); 44] {
     let base = base_options!();
-    let mut all = [("", ""); 43];
+    let mut all = [("", ""); 44];
     let mut i = 0;
     while i < base.len() {
         all[i] = base[i];
@@ -196,7 +200,7 @@ const fn all_options() -> [(&'static str, &'static str); 43] {
     all
 }
 
-const ALL_OPTIONS: [(&str, &str); 43] = all_options();
+const ALL_OPTIONS: [(&str, &str); 44] = all_options();
 
 /// The options of `scojo-pect-opt`.
 pub(crate) const OPT_OPTIONS: &[(&str, &str)] = &ALL_OPTIONS;
@@ -308,6 +312,15 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         number(options, "budget", &mut s.budget, "a number of schedules")?;
         if s.budget == 0 {
             return Err(options.bad_value("budget", "0", "at least 1 schedule"));
+        }
+        number(
+            options,
+            "nodes",
+            &mut s.nodes_per_schedule,
+            "a number of nodes",
+        )?;
+        if s.nodes_per_schedule == 0 {
+            return Err(options.bad_value("nodes", "0", "at least 1 node"));
         }
         number(options, "split", &mut s.split, "a number of jobs")?;
         choice(
