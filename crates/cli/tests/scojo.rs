@@ -58,6 +58,19 @@ fn scojo_policies_finish_within_their_budgets() {
     let stats = &base["run_stats"];
     assert!(stats["suspensions"].as_u64().unwrap() > 0);
     assert_eq!(stats["suspensions"], stats["resumes"]);
+    // Per runtime class (SCOJO-PECT's bounds): every class has jobs, and
+    // their shares add up to 1.
+    let classes = &base["metrics"]["runtime_classes"];
+    let share: f64 = ["short", "medium", "long"]
+        .iter()
+        .map(|c| classes[c]["job_share"].as_f64().unwrap())
+        .sum();
+    assert!((share - 1.0).abs() < 1e-9, "{classes}");
+    assert!(classes["long"]["mean_bounded_slowdown"].as_f64().unwrap() >= 1.0);
+    assert_eq!(
+        base["metrics_config"]["runtime_classes"]["short_below"],
+        600
+    );
     let opt = read("scojo-pect-opt_budget=200");
     let counters = &opt["policy_counters"];
     let groups = counters["groups"].as_u64().unwrap();
@@ -65,4 +78,11 @@ fn scojo_policies_finish_within_their_budgets() {
     // At most 200 schedules per group, at most 200 x 50 placements each.
     assert!(counters["schedules_evaluated"].as_u64().unwrap() <= 200 * groups);
     assert!(counters["search_nodes"].as_u64().unwrap() <= 200 * 50 * groups);
+    // Level 1 runs (it once started without a node budget and never did):
+    // one of this workload's two long groups holds 4 long-wide jobs (4!
+    // = 24 orders).
+    assert!(
+        counters["level1_orders"].as_u64().unwrap() > 0,
+        "{counters}"
+    );
 }

@@ -84,6 +84,7 @@ pub use groups::{
 };
 pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
-    ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength, RunMetrics,
-    RuntimeClass, SizeClass, Summary, SuspensionStats, job_metrics, summarize,
+    ClassBounds, ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength,
+    RunMetrics, RuntimeClass, RuntimeClassStats, RuntimeClasses, SizeClass, Summary,
+    SuspensionStats, job_metrics, summarize,
 };

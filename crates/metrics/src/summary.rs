@@ -37,6 +37,11 @@ pub struct CompletedJob {
     /// Local day of week (1 = Monday .. 7 = Sunday) and hour (0-23) of the
     /// submission, if the workload has a calendar.
     pub local_submit: Option<(u8, u8)>,
+    /// Its runtime as the workload records it (its work, without the switch
+    /// overheads a suspended job's [`runtime`](Self::runtime) includes), if
+    /// known: what [`RunMetrics::runtime_classes`] classifies by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<i64>,
 }
 
 impl CompletedJob {
@@ -53,7 +58,14 @@ impl CompletedJob {
             user: None,
             group: None,
             local_submit: None,
+            work: None,
         }
+    }
+
+    /// The same job with its recorded runtime (see [`work`](Self::work)).
+    pub fn with_work(mut self, work: i64) -> Self {
+        self.work = Some(work);
+        self
     }
 
     /// The same job, suspended `suspensions` times for `suspended` seconds
@@ -103,6 +115,48 @@ pub struct MetricsConfig {
     pub warmup: f64,
     /// Fraction of the last jobs left out of per-job statistics, in [0, 1).
     pub drain: f64,
+    /// The bounds of [`RunMetrics::runtime_classes`].
+    #[serde(default)]
+    pub runtime_classes: ClassBounds,
+}
+
+/// The runtime classes of [`RunMetrics::runtime_classes`]: short below
+/// `short_below` seconds, medium below `medium_below`, long from there
+/// (SCOJO-PECT's classes; by default 10 minutes and 3 hours, as its
+/// `short-below` and `medium-below` options).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ClassBounds {
+    /// Short jobs run less than this, seconds.
+    pub short_below: i64,
+    /// Medium jobs less than this, seconds.
+    pub medium_below: i64,
+}
+
+impl ClassBounds {
+    /// Short below `short_below`, medium below `medium_below` seconds.
+    pub fn new(short_below: i64, medium_below: i64) -> Self {
+        Self {
+            short_below,
+            medium_below,
+        }
+    }
+
+    fn index(&self, runtime: i64) -> usize {
+        if runtime < self.short_below {
+            0
+        } else if runtime < self.medium_below {
+            1
+        } else {
+            2
+        }
+    }
+}
+
+impl Default for ClassBounds {
+    fn default() -> Self {
+        Self::new(600, 3 * 3600)
+    }
 }
 
 impl MetricsConfig {
@@ -114,6 +168,7 @@ impl MetricsConfig {
             tau: 10,
             warmup: 0.0,
             drain: 0.0,
+            runtime_classes: ClassBounds::default(),
         }
     }
 }
@@ -304,6 +359,95 @@ pub struct ClassStats {
     pub mean_bounded_slowdown: f64,
 }
 
+/// Statistics of the measured jobs of one runtime class.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RuntimeClassStats {
+    /// Jobs in the class.
+    pub jobs: u64,
+    /// Their share of the measured jobs.
+    pub job_share: f64,
+    /// Their share of the measured jobs' work (processors x recorded
+    /// runtime).
+    pub work_share: f64,
+    /// Mean size, processors.
+    pub mean_size: f64,
+    /// Mean wait, seconds.
+    pub mean_wait: f64,
+    /// Mean response time, seconds.
+    pub mean_response: f64,
+    /// Mean bounded slowdown, max(response / max(runtime, tau), 1) with
+    /// the recorded runtime ([`CompletedJob::work`], else the time it held
+    /// its processors), as SCOJO-PECT's thesis defines it (section 5.1.5,
+    /// unrounded).
+    pub mean_bounded_slowdown: f64,
+}
+
+/// [`RuntimeClassStats`] of the short, medium and long jobs (`None`: no
+/// measured job in the class).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RuntimeClasses {
+    /// Short jobs.
+    pub short: Option<RuntimeClassStats>,
+    /// Medium jobs.
+    pub medium: Option<RuntimeClassStats>,
+    /// Long jobs.
+    pub long: Option<RuntimeClassStats>,
+}
+
+/// The runtime-class breakdown of the measured jobs.
+fn runtime_classes(jobs: &[&CompletedJob], bounds: &ClassBounds, tau: i64) -> RuntimeClasses {
+    #[derive(Default, Clone, Copy)]
+    struct Sum {
+        jobs: u64,
+        work: f64,
+        size: f64,
+        wait: f64,
+        response: f64,
+        bsld: f64,
+    }
+    let mut sums = [Sum::default(); 3];
+    let mut total_work = 0.0;
+    for job in jobs {
+        let work = job.work.unwrap_or_else(|| job.runtime());
+        let area = f64::from(job.procs) * work as f64;
+        total_work += area;
+        let sum = &mut sums[bounds.index(work)];
+        let response = (job.finish - job.submit) as f64;
+        sum.jobs += 1;
+        sum.work += area;
+        sum.size += f64::from(job.procs);
+        sum.wait += (job.start - job.submit) as f64;
+        sum.response += response;
+        sum.bsld += (response / work.max(tau) as f64).max(1.0);
+    }
+    let total = jobs.len() as f64;
+    let stats = |s: Sum| {
+        (s.jobs > 0).then(|| {
+            let n = s.jobs as f64;
+            RuntimeClassStats {
+                jobs: s.jobs,
+                job_share: n / total,
+                work_share: if total_work > 0.0 {
+                    s.work / total_work
+                } else {
+                    0.0
+                },
+                mean_size: s.size / n,
+                mean_wait: s.wait / n,
+                mean_response: s.response / n,
+                mean_bounded_slowdown: s.bsld / n,
+            }
+        })
+    };
+    RuntimeClasses {
+        short: stats(sums[0]),
+        medium: stats(sums[1]),
+        long: stats(sums[2]),
+    }
+}
+
 /// Queue length over time.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -353,6 +497,11 @@ pub struct RunMetrics {
     /// Breakdown by runtime x size class (classes with jobs only, in
     /// runtime then size order).
     pub classes: Vec<ClassStats>,
+    /// Breakdown by runtime class alone, with the configured bounds
+    /// ([`MetricsConfig::runtime_classes`]) and the jobs' recorded
+    /// runtimes ([`CompletedJob::work`], else their runtime).
+    #[serde(default)]
+    pub runtime_classes: RuntimeClasses,
     /// Suspensions of the measured jobs; `None` if none was suspended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspension: Option<SuspensionStats>,
@@ -517,6 +666,11 @@ pub fn summarize(
         offered_load,
         queue_length,
         classes,
+        runtime_classes: runtime_classes(
+            &measured_jobs().collect::<Vec<_>>(),
+            &config.runtime_classes,
+            config.tau,
+        ),
         suspension,
     })
 }
@@ -806,5 +960,48 @@ mod tests {
         // Without suspensions there is no suspension block.
         let plain = summarize(&jobs[1..], &MetricsConfig::new(2)).unwrap();
         assert!(plain.suspension.is_none());
+    }
+
+    #[test]
+    fn runtime_classes_by_hand() {
+        // Bounds 10 s and 100 s, tau 10, N = 4.
+        // a: short, work 5 s on 1 proc, submit 0, start 5, end 10:
+        //    wait 5, response 10, bsld max(10 / max(5, 10), 1) = 1.
+        // b: medium, work 50 s on 2 procs, suspended 20 s with 10 s of
+        //    overheads (held 60 s), submit 0, start 0, end 80: wait 0,
+        //    response 80, bsld 80 / 50 = 1.6 (by its work, not the 60 s it
+        //    held the processors).
+        // c: long, work 200 s on 4 procs, submit 10, start 30, end 230:
+        //    wait 20, response 220, bsld 1.1.
+        // Work 5 + 100 + 800 = 905 processor-seconds.
+        let jobs = [
+            job(0, 5, 10, 1).with_work(5),
+            job(0, 0, 80, 2).with_suspended(20, 1).with_work(50),
+            job(10, 30, 230, 4).with_work(200),
+        ];
+        let mut config = MetricsConfig::new(4);
+        config.runtime_classes = ClassBounds::new(10, 100);
+        let classes = summarize(&jobs, &config).unwrap().runtime_classes;
+        let medium = classes.medium.unwrap();
+        assert_eq!(medium.jobs, 1);
+        assert!((medium.mean_bounded_slowdown - 1.6).abs() < 1e-12);
+        assert!((medium.work_share - 100.0 / 905.0).abs() < 1e-12);
+        assert_eq!(medium.mean_response, 80.0);
+        let short = classes.short.unwrap();
+        assert_eq!((short.mean_wait, short.mean_bounded_slowdown), (5.0, 1.0));
+        let long = classes.long.unwrap();
+        assert!((long.mean_bounded_slowdown - 1.1).abs() < 1e-12);
+        assert!((long.job_share - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(long.mean_size, 4.0);
+        // Without recorded runtimes the held time classifies: b held 60 s.
+        let plain: Vec<CompletedJob> = jobs
+            .iter()
+            .map(|j| {
+                CompletedJob::new(j.submit, j.start, j.finish, j.procs)
+                    .with_suspended(j.suspended, j.suspensions)
+            })
+            .collect();
+        let classes = summarize(&plain, &config).unwrap().runtime_classes;
+        assert!((classes.medium.unwrap().mean_bounded_slowdown - 80.0 / 60.0).abs() < 1e-12);
     }
 }

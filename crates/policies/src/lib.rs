@@ -162,4 +162,4 @@ pub use slurm::{
     BackfillConf, Factors, Multifactor, MultifactorConfig, PriorityConf, PriorityFlags, SharesFile,
     SlurmBackfill, SlurmConf, SlurmConfError,
 };
-pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy};
+pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy, runtime_class_bounds};

@@ -316,6 +316,23 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
 ];
 
+/// The runtime classes a policy spec works with, (short below, medium
+/// below) in seconds: SCOJO-PECT's `short-below` and `medium-below`;
+/// `None` for other policies or a spec that does not build.
+pub fn runtime_class_bounds(
+    spec: &PolicySpec,
+) -> Option<(schedsim_sim_core::Time, schedsim_sim_core::Time)> {
+    let optimise = match spec.name.as_str() {
+        "scojo-pect" => false,
+        "scojo-pect-opt" => true,
+        _ => return None,
+    };
+    let info = POLICIES.iter().find(|info| info.name == spec.name)?;
+    let options = Options::new(spec, info).ok()?;
+    let config = crate::scojo::config(&options, optimise).ok()?;
+    Some((config.short_below, config.medium_below))
+}
+
 /// Builds the policy a spec names.
 ///
 /// # Errors

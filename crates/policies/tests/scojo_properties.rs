@@ -56,6 +56,7 @@ proptest! {
         for spec in [
             "scojo-pect:cycle=900",
             "scojo-pect-opt:cycle=900,long-min-jobs=2,medium-min-jobs=2,long-size-factor=0.5,medium-size-factor=0.5,budget=200",
+            "scojo-pect-opt:cycle=900,long-min-jobs=2,medium-min-jobs=2,long-size-factor=0.5,medium-size-factor=0.5,budget=200,dynamic-fit=on,slice-end=all",
         ] {
             let mut policy = build_policy(&spec.parse::<PolicySpec>().unwrap()).unwrap();
             let schedule = simulate_with(&jobs, &mut *policy, &options)
@@ -94,7 +95,8 @@ proptest! {
 /// before this check): the policy stops with a message instead. Cycle 900
 /// s: the short slice is 900 x (1 - 0.73 - 0.265) = 4.5 s (5 s in whole
 /// seconds), below 60 + 40 s.
-/// With the overheads at 0 the same run ends.
+/// With the overheads at 0 the same run ends, and so it does with a
+/// minimum slice longer than the overheads.
 #[test]
 fn a_slice_shorter_than_the_switch_overheads_is_refused() {
     let jobs = JobSet::from_jobs(
@@ -127,4 +129,112 @@ fn a_slice_shorter_than_the_switch_overheads_is_refused() {
         schedule.final_state(JobId(1)),
         FinalState::CompletedSuccessfully
     );
+    // min-slice (ours) lengthens the 5 s short slice to 200 s (the cycle
+    // to 1,095 s): the run ends with the overheads, and the short job runs
+    // in its slice of 200 s after its resumption.
+    let spec: PolicySpec = "scojo-pect:cycle=900,smart=off,min-slice=200"
+        .parse()
+        .unwrap();
+    let schedule = simulate_with(&jobs, &mut *build_policy(&spec).unwrap(), &overheads).unwrap();
+    for id in [JobId(0), JobId(1)] {
+        assert_eq!(schedule.final_state(id), FinalState::CompletedSuccessfully);
+    }
+}
+
+prop_compose! {
+    /// A cycle of 3,000-6,000 s with long, medium and short shares of at
+    /// least 20% each (every slice at least 600 s, well above the switch
+    /// overheads), and one runtime per class.
+    fn shares()(
+        cycle in 3_000i64..6_000,
+        long in 0.3f64..0.5,
+        medium in 0.2f64..0.3,
+        short_runtime in 60i64..600,
+        medium_runtime in 600i64..10_800,
+        long_runtime in 10_800i64..40_000,
+        overhead in prop_oneof![Just(0i64), Just(60)],
+    ) -> (i64, f64, f64, [i64; 3], i64) {
+        (cycle, long, medium, [short_runtime, medium_runtime, long_runtime], overhead)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Class shares: with every class always waiting (full-machine jobs of
+    /// all three classes submitted at 0, more work than the window holds),
+    /// the machine is never idle and over five cycles each class holds it
+    /// for its configured share of the time within one of its slices
+    /// (exactly, in whole slices, without overheads; with 60 s each way a
+    /// class's suspension runs 60 s into the next slice).
+    #[test]
+    fn class_shares_match_the_configured_ones((cycle, long, medium, runtimes, overhead) in shares()) {
+        let window = 5 * cycle;
+        let mut jobs = Vec::new();
+        for &runtime in &runtimes {
+            // More work than the window: each class's backlog outlasts it.
+            for _ in 0..(window / runtime + 2) {
+                let number = jobs.len() as u64 + 1;
+                jobs.push(Job::new(number, 0, 4, runtime, runtime));
+            }
+        }
+        let jobs = JobSet::from_jobs(jobs, &JobModel::new(4)).unwrap();
+        let spec: PolicySpec = format!("scojo-pect:cycle={cycle},long-share={long},medium-share={medium}")
+            .parse()
+            .unwrap();
+        let policy = build_policy(&spec).unwrap();
+        let options = SimOptions::default().with_switch_overhead(SwitchOverhead {
+            suspend: overhead,
+            resume: overhead,
+        });
+        let mut policy = policy;
+        let schedule = simulate_with(&jobs, &mut *policy, &options).unwrap();
+        // The slices as the policy cuts them (whole seconds).
+        let long_slice = (long * cycle as f64).floor() as i64;
+        let medium_slice = (medium * cycle as f64).floor() as i64;
+        let short_slice = cycle - long_slice - medium_slice;
+        let mut held = [0i64; 3];
+        for (index, job) in jobs.jobs().iter().enumerate() {
+            let class = runtimes.iter().position(|&r| r == job.runtime).unwrap();
+            for segment in schedule.segments(JobId(index as u32)) {
+                let (from, to) = (segment.start.max(0), segment.end.min(window));
+                if to > from {
+                    held[class] += to - from;
+                }
+            }
+        }
+        // Never idle: the classes hold the machine the whole window.
+        prop_assert_eq!(held.iter().sum::<i64>(), window, "{:?}", held);
+        for (class, slice) in [short_slice, medium_slice, long_slice].into_iter().enumerate() {
+            let expected = 5 * slice;
+            prop_assert!(
+                (held[class] - expected).abs() <= slice,
+                "class {} held {} s of {} s, expected {} (slice {} s)",
+                class, held[class], window, expected, slice
+            );
+            if overhead == 0 {
+                prop_assert_eq!(held[class], expected);
+            }
+        }
+    }
+}
+
+/// A bad pair of options is reported by the one the spec set.
+#[test]
+fn a_bad_pair_names_the_option_given() {
+    for (spec, named) in [
+        ("scojo-pect-opt:long-min-jobs=40", "`long-min-jobs` = `40`"),
+        (
+            "scojo-pect-opt:medium-max-jobs=5",
+            "`medium-max-jobs` = `5`",
+        ),
+        ("scojo-pect-opt:min-util=2", "`min-util` = `2`"),
+        ("scojo-pect:min-slice=5000", "`min-slice` = `5000`"),
+    ] {
+        let error = build_policy(&spec.parse::<PolicySpec>().unwrap())
+            .err()
+            .unwrap_or_else(|| panic!("{spec} was accepted"))
+            .to_string();
+        assert!(error.contains(named), "{spec}: {error}");
+    }
 }

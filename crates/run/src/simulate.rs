@@ -64,11 +64,12 @@ use crate::progress::Progress;
 use crate::groups::{GroupReport, ObjectiveValue, group_report};
 use lublin_model::{CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_metrics::{
-    CompletedJob, GroupError, MetricsConfig, MetricsError, Objective, RunMetrics, SplitMetrics,
-    job_metrics, summarize, summarize_split,
+    ClassBounds, CompletedJob, GroupError, MetricsConfig, MetricsError, Objective, RunMetrics,
+    SplitMetrics, job_metrics, summarize, summarize_split,
 };
 use schedsim_policies::{
     PolicySpec, SharesFile, SlurmConf, SlurmConfError, SpecError, build_policy,
+    runtime_class_bounds,
 };
 use schedsim_sim_core::{
     Calendar, CalendarError, DeadlineFileError, Deadlines, Decisions, EstimateSource, EventOrder,
@@ -1009,7 +1010,18 @@ pub fn metrics_config(args: &SimulateArgs, procs: u32) -> MetricsConfig {
         tau: args.tau,
         warmup: args.warmup,
         drain: args.drain,
+        runtime_classes: ClassBounds::default(),
     }
+}
+
+/// `config` with the runtime classes of the policy `spec` (SCOJO-PECT's
+/// `short-below` and `medium-below`; the defaults for other policies).
+pub fn with_policy_classes(config: &MetricsConfig, spec: &PolicySpec) -> MetricsConfig {
+    let mut config = *config;
+    if let Some((short_below, medium_below)) = runtime_class_bounds(spec) {
+        config.runtime_classes = ClassBounds::new(short_below, medium_below);
+    }
+    config
 }
 
 /// The jobs that ran, in arrival order, for the metrics crate: rejected
@@ -1036,7 +1048,8 @@ fn completed_job(
     jobs_calendar: Option<&Calendar>,
 ) -> CompletedJob {
     let mut completed =
-        CompletedJob::new(job.submit, schedule.start(id), schedule.end(id), job.size);
+        CompletedJob::new(job.submit, schedule.start(id), schedule.end(id), job.size)
+            .with_work(job.runtime);
     if schedule.has_suspensions() {
         completed = completed.with_suspended(schedule.suspended_time(id), schedule.suspensions(id));
     }
@@ -1167,6 +1180,7 @@ fn run_policy_clocked(
     let name = policy.name().to_owned();
     drop(handle);
     let completed = completed_jobs(jobs, &schedule);
+    let config = &with_policy_classes(config, &spec);
     let metrics = summarize(&completed, config)?;
     let split = if jobs.normalization().dedicated > 0 {
         let requested: Vec<Option<i64>> = jobs
@@ -1547,7 +1561,7 @@ pub fn summary_json(
     loaded: &LoadedWorkload,
     run: &PolicyRun,
 ) -> Result<String, serde_json::Error> {
-    let config = metrics_config(args, loaded.jobs.model().procs);
+    let config = with_policy_classes(&metrics_config(args, loaded.jobs.model().procs), &run.spec);
     let summary = RunSummary {
         tool: "schedsim",
         version: env!("CARGO_PKG_VERSION"),
@@ -2021,6 +2035,7 @@ fn report(
     crate::groups::report_groups(args, runs, width, out)?;
     report_deadlines(runs, out)?;
     report_lifecycle(runs, out)?;
+    report_runtime_classes(runs, out)?;
     writeln!(out)?;
     writeln!(
         out,
@@ -2107,6 +2122,57 @@ fn report_lifecycle(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "{}: {} suspensions, {} resumptions",
                 run.spec, stats.suspensions, stats.resumes
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Per runtime class (SCOJO-PECT's classes) and the group search's
+/// counters, when a SCOJO-PECT policy ran.
+fn report_runtime_classes(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
+    let Some(bounds) = runs.iter().find_map(|r| runtime_class_bounds(&r.spec)) else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "per runtime class (short < {} s, medium < {} s, long; of SCOJO-PECT's spec): jobs, mean bounded slowdown, response and wait (s)",
+        bounds.0, bounds.1
+    )?;
+    for run in runs {
+        let classes = &run.metrics.runtime_classes;
+        let mut line = format!("{}:", run.spec);
+        for (name, stats) in [
+            ("short", classes.short),
+            ("medium", classes.medium),
+            ("long", classes.long),
+        ] {
+            if let Some(c) = stats {
+                let _ = write!(
+                    line,
+                    " {name} {} / {:.2} / {:.0} / {:.0};",
+                    c.jobs, c.mean_bounded_slowdown, c.mean_response, c.mean_wait
+                );
+            }
+        }
+        writeln!(out, "{}", line.trim_end_matches(';'))?;
+        let count = |name: &str| {
+            run.counters
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|&(_, v)| v)
+        };
+        if let (Some(groups), Some(grouped), Some(schedules), Some(nodes), Some(pruned)) = (
+            count("groups"),
+            count("jobs_grouped"),
+            count("schedules_evaluated"),
+            count("search_nodes"),
+            count("nodes_pruned"),
+        ) {
+            writeln!(
+                out,
+                "{}: {groups} groups, {grouped} jobs in groups, {schedules} schedules evaluated, {nodes} search nodes, {pruned} pruned",
+                run.spec
             )?;
         }
     }

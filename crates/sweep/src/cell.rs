@@ -105,6 +105,12 @@ pub struct Simulation {
     /// Per event: simultaneous ends apart or together.
     #[serde(default, skip_serializing_if = "is_default")]
     pub simultaneous_ends: Ends,
+    /// Seconds per suspension (time sharing).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub suspend_overhead: i64,
+    /// Seconds per resumption.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub resume_overhead: i64,
 }
 
 impl Simulation {
@@ -243,6 +249,8 @@ pub fn cells(spec: &Spec, sources: &[SourceKey]) -> Vec<Cell> {
                             invoke: spec.invoke,
                             event_order: spec.event_order,
                             simultaneous_ends: spec.simultaneous_ends,
+                            suspend_overhead: spec.suspend_overhead,
+                            resume_overhead: spec.resume_overhead,
                         },
                         tau: spec.tau,
                         warmup: spec.warmup,
@@ -347,18 +355,23 @@ pub struct CellResult {
     /// (requested starts) run by a policy that handles them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<SplitMetrics>,
+    /// The policy's own counters (SCOJO-PECT's groups and search), in its
+    /// order; metric paths `counters.NAME`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<(String, u64)>,
     /// Per-job data.
     pub jobs: CompactJobs,
 }
 
 impl CellResult {
     /// The run metrics as JSON, with `groups` (`awrt1`..`awrt5`, `awrt`,
-    /// `util` and `objective`'s value) when the workload has users, and
-    /// with `batch` and `dedicated` (each a whole set of run metrics over
-    /// those jobs only, e.g. `batch.wait.mean`) and `delay` (the dedicated
-    /// jobs' start delays after their requested starts: `delay.mean`,
-    /// `delay.max`, `delay.delayed`, ...) when it has dedicated jobs: what
-    /// the spec's metric paths name.
+    /// `util` and `objective`'s value) when the workload has users,
+    /// `deadlines`, the policy's `counters`, and with `batch` and
+    /// `dedicated` (each a whole set of run metrics over those jobs only,
+    /// e.g. `batch.wait.mean`) and `delay` (the dedicated jobs' start
+    /// delays after their requested starts: `delay.mean`, `delay.max`,
+    /// `delay.delayed`, ...) when it has dedicated jobs: what the spec's
+    /// metric paths name.
     pub fn metrics_json(&self, objective: &Objective) -> serde_json::Value {
         let mut value = serde_json::to_value(&self.metrics).unwrap_or_default();
         if let (Some(groups), Some(object)) = (&self.groups, value.as_object_mut()) {
@@ -390,6 +403,14 @@ impl CellResult {
                     object.insert(key.to_owned(), part);
                 }
             }
+        }
+        if let (false, Some(object)) = (self.counters.is_empty(), value.as_object_mut()) {
+            let counters: serde_json::Map<String, serde_json::Value> = self
+                .counters
+                .iter()
+                .map(|(name, count)| (name.clone(), (*count).into()))
+                .collect();
+            object.insert("counters".to_owned(), counters.into());
         }
         value
     }

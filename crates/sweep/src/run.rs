@@ -97,6 +97,8 @@ fn simulate_args(spec: &Spec, kind: &WorkloadKind) -> SimulateArgs {
     args.invoke = spec.invoke;
     args.event_order = spec.event_order;
     args.simultaneous_ends = spec.simultaneous_ends;
+    args.suspend_overhead = spec.suspend_overhead;
+    args.resume_overhead = spec.resume_overhead;
     match kind {
         WorkloadKind::File {
             path,
@@ -225,6 +227,7 @@ fn run_cell(
         groups: run.groups.map(|g| g.metrics),
         deadlines: run.deadlines,
         split: run.split,
+        counters: run.counters.clone(),
         jobs: CompactJobs::pack(&jobs),
     };
     let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;

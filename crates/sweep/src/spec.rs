@@ -17,6 +17,8 @@
 //! invoke = "per-timestamp"         # per-timestamp | per-event
 //! event_order = "ends-first"       # ends-first | arrivals-first
 //! simultaneous_ends = "separate"   # separate | together (per event)
+//! suspend_overhead = 0             # seconds per suspension and per
+//! resume_overhead = 0              # resumption (time-sharing policies)
 //! y_scale = "auto"                 # auto | linear | log: figures of waits,
 //!                                  # responses and slowdowns (auto: log
 //!                                  # when the values span a decade)
@@ -132,6 +134,10 @@ struct SpecFile {
     event_order: Order,
     #[serde(default)]
     simultaneous_ends: Ends,
+    #[serde(default)]
+    suspend_overhead: i64,
+    #[serde(default)]
+    resume_overhead: i64,
     #[serde(default)]
     y_scale: FigureScale,
     #[serde(default)]
@@ -341,6 +347,11 @@ pub struct Spec {
     pub invoke: Invoke,
     /// The order of simultaneous events (`event_order = "arrivals-first"`).
     pub event_order: Order,
+    /// Seconds to suspend a job (`suspend_overhead = 60`, time-sharing
+    /// policies; default 0).
+    pub suspend_overhead: i64,
+    /// Seconds to resume one (`resume_overhead`; default 0).
+    pub resume_overhead: i64,
     /// The value axis of wait, response and slowdown figures.
     pub y_scale: FigureScale,
     /// Per event: simultaneous ends apart or together
@@ -424,6 +435,38 @@ pub const KNOWN_METRICS: &[&str] = &[
     "delay.delayed",
     "delay.mean_of_delayed",
     "delay.jobs",
+    "runtime_classes.short.jobs",
+    "runtime_classes.short.job_share",
+    "runtime_classes.short.work_share",
+    "runtime_classes.short.mean_size",
+    "runtime_classes.short.mean_wait",
+    "runtime_classes.short.mean_response",
+    "runtime_classes.short.mean_bounded_slowdown",
+    "runtime_classes.medium.jobs",
+    "runtime_classes.medium.job_share",
+    "runtime_classes.medium.work_share",
+    "runtime_classes.medium.mean_size",
+    "runtime_classes.medium.mean_wait",
+    "runtime_classes.medium.mean_response",
+    "runtime_classes.medium.mean_bounded_slowdown",
+    "runtime_classes.long.jobs",
+    "runtime_classes.long.job_share",
+    "runtime_classes.long.work_share",
+    "runtime_classes.long.mean_size",
+    "runtime_classes.long.mean_wait",
+    "runtime_classes.long.mean_response",
+    "runtime_classes.long.mean_bounded_slowdown",
+    "counters.groups",
+    "counters.groups_medium",
+    "counters.groups_long",
+    "counters.jobs_grouped",
+    "counters.schedules_evaluated",
+    "counters.level1_orders",
+    "counters.search_nodes",
+    "counters.nodes_pruned",
+    "counters.suspensions",
+    "counters.smart_starts",
+    "counters.smart_resumptions",
 ];
 
 /// Metrics collected when the spec names none.
@@ -702,6 +745,8 @@ impl Spec {
             invoke: file.invoke,
             event_order: file.event_order,
             simultaneous_ends: file.simultaneous_ends,
+            suspend_overhead: file.suspend_overhead,
+            resume_overhead: file.resume_overhead,
             y_scale: file.y_scale,
             objective: file.objective,
             workloads,

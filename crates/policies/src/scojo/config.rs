@@ -58,8 +58,10 @@ pub enum SliceEnd {
     /// (section 4: "When the allotted time slice gets over, the jobs move to
     /// disk"; the Table 1 narrative, in which the medium job 3 backfilled
     /// into a long slice is no longer running in the short slice that
-    /// follows). Smart backfilling may resume them at once where they do not
-    /// collide, paying both switch overheads.
+    /// follows). Smart backfilling may resume them where they do not
+    /// collide: at once when switching costs nothing (the suspension and
+    /// resumption are then dropped and they run on), otherwise at a later
+    /// event, once their suspension has released their processors.
     All,
 }
 
@@ -188,6 +190,11 @@ pub struct SearchConfig {
     /// 7.3: "The permutation generator is allowed to loop for a maximum of
     /// 10000 iterations").
     pub budget: u64,
+    /// Search-tree nodes (placements) allowed per schedule of the budget
+    /// (ours; default [`NODES_PER_SCHEDULE`](super::NODES_PER_SCHEDULE),
+    /// 50): every search ends within `budget x nodes_per_schedule`
+    /// placements.
+    pub nodes_per_schedule: u64,
     /// Level 1 runs with at least this many long-wide jobs (Table 4: 3;
     /// section 7.3 says "greater than 3", i.e. 4).
     pub min_wide: usize,
@@ -227,6 +234,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         Self {
             budget: 10_000,
+            nodes_per_schedule: super::search::NODES_PER_SCHEDULE,
             min_wide: 3,
             max_wide: 6,
             level1: true,
@@ -266,6 +274,18 @@ pub struct OptimiserConfig {
     pub tail: Tail,
     /// Backfilling upon dynamic submission (section 6.6.2).
     pub dynamic_backfill: bool,
+    /// Backfill an arrival upon submission only if it ends before the
+    /// current slice does. Section 6.6.2: "Dynamic jobs are guaranteed to
+    /// run within the group only until the end of slice or until it
+    /// finishes (whichever happens first). In the former case, the job
+    /// would finish earlier and gets preempted to its respective
+    /// preemption queue." Literally (false, the default) such a job runs
+    /// to the slice's end and is suspended there if unfinished; the
+    /// sentence "the job would finish earlier" also reads as: only jobs
+    /// that finish within the slice are started (true), so none is
+    /// suspended. A short job suspended on its processors can wait long:
+    /// it returns only on those processors.
+    pub dynamic_fit: bool,
 }
 
 impl Default for OptimiserConfig {
@@ -279,6 +299,7 @@ impl Default for OptimiserConfig {
             min_util: 0.75,
             tail: Tail::Release,
             dynamic_backfill: true,
+            dynamic_fit: false,
         }
     }
 }
@@ -299,6 +320,13 @@ pub struct ScojoConfig {
     /// The thesis takes it from Esbaugh and Sodan and does not state it;
     /// the default, 3600, is our choice (see the crate docs).
     pub cycle: Time,
+    /// Every slice longer than 0 lasts at least this long, seconds; the
+    /// cycle then grows by what is added (default 0: the shares as given).
+    /// Ours, not the thesis's: with smart backfilling off and the thesis's
+    /// 60 s switch overheads, the short slice of 0.5% of any cycle under
+    /// 6.7 hours is no longer than a suspension plus a resumption, and its
+    /// jobs would never progress (the policy refuses such a run).
+    pub min_slice: Time,
     /// Share of the cycle for the long slice (Table 4: 73%).
     pub long_share: f64,
     /// Share for the medium slice (26.5%); the short slice has the rest.
@@ -318,6 +346,7 @@ impl Default for ScojoConfig {
             short_below: 600,
             medium_below: 3 * 3600,
             cycle: 3600,
+            min_slice: 0,
             long_share: 0.73,
             medium_share: 0.265,
             slice_end: SliceEnd::Class,
@@ -341,28 +370,38 @@ impl ScojoConfig {
 
     /// The slices of one cycle in order, long, short, medium (the order of
     /// the thesis's Fig. 3 narrative), with their lengths in seconds:
-    /// floor(share x cycle) for long and medium, the rest for short. A
+    /// floor(share x cycle) for long and medium, the rest for short, each
+    /// slice longer than 0 raised to [`min_slice`](Self::min_slice). A
     /// slice of length 0 is skipped.
     pub fn slices(&self) -> [(JobClass, Time); 3] {
         let cycle = self.cycle as f64;
         let long = (self.long_share * cycle).floor() as Time;
         let medium = (self.medium_share * cycle).floor() as Time;
         let short = self.cycle - long - medium;
+        let raise = |length: Time| {
+            if length > 0 {
+                length.max(self.min_slice)
+            } else {
+                0
+            }
+        };
         [
-            (JobClass::Long, long),
-            (JobClass::Short, short),
-            (JobClass::Medium, medium),
+            (JobClass::Long, raise(long)),
+            (JobClass::Short, raise(short)),
+            (JobClass::Medium, raise(medium)),
         ]
     }
 
-    /// The fraction of the machine's time a class's slices get.
+    /// The fraction of the machine's time a class's slices get (of the
+    /// cycle as [`min_slice`](Self::min_slice) makes it).
     pub fn share(&self, class: JobClass) -> f64 {
         let slices = self.slices();
         let length = slices
             .iter()
             .find(|(c, _)| *c == class)
             .map_or(0, |&(_, l)| l);
-        length as f64 / self.cycle as f64
+        let cycle: Time = slices.iter().map(|&(_, l)| l).sum();
+        length as f64 / cycle.max(1) as f64
     }
 
     /// Checks the values; the message names the first bad one.
@@ -375,6 +414,9 @@ impl ScojoConfig {
         }
         if self.cycle < 3 {
             return Err(("cycle", "a cycle of at least 3 s".to_owned()));
+        }
+        if self.min_slice < 0 || self.min_slice > self.cycle {
+            return Err(("min-slice", "0 <= min-slice <= cycle (seconds)".to_owned()));
         }
         let share_ok = |s: f64| s.is_finite() && (0.0..=1.0).contains(&s);
         if !share_ok(self.long_share)

@@ -389,7 +389,7 @@ impl Policy for ScojoPect {
                     .map_or(0, |&(_, length)| length);
                 if switch > 0 && length <= switch {
                     decisions.fail(format!(
-                        "job {} is {} and its slice lasts {length} s, no longer than a suspension and a resumption ({switch} s): with smart backfilling off it would never progress; lengthen the cycle or the class's share, or turn smart backfilling on",
+                        "job {} is {} and its slice lasts {length} s, no longer than a suspension and a resumption ({switch} s): with smart backfilling off it would never progress; lengthen the cycle, the class's share or min-slice, or turn smart backfilling on",
                         view.job(id).number,
                         class.name()
                     ));
@@ -655,16 +655,7 @@ impl ScojoPect {
             if other == class {
                 continue;
             }
-            let candidates: Vec<JobId> = view
-                .suspended()
-                .iter()
-                .copied()
-                .filter(|&id| self.info(id).class == other)
-                .collect();
-            for id in candidates {
-                if view.state(id) != JobState::Suspended {
-                    continue;
-                }
+            for id in self.resumable(view, other) {
                 let mut needed = ProcSet::empty(self.blocks);
                 needed.add_ranges(view.allocation(id), self.granularity);
                 let end = now + self.overhead.resume + view.remaining_estimate(id);
@@ -718,6 +709,26 @@ impl ScojoPect {
                 }
             }
         }
+    }
+
+    /// The suspended jobs of `class` smart backfilling may resume: those
+    /// suspended before this call, and, when switching costs nothing,
+    /// those this call suspends (the pair is then dropped: they run on,
+    /// see [`SliceEnd::All`]).
+    fn resumable(&self, view: &View<'_>, class: JobClass) -> Vec<JobId> {
+        let mut jobs: Vec<JobId> = view
+            .suspended()
+            .iter()
+            .copied()
+            .filter(|&id| self.info(id).class == class && view.state(id) == JobState::Suspended)
+            .collect();
+        if self.overhead == SwitchOverhead::default() {
+            jobs.extend(self.acts.iter().filter_map(|act| match act {
+                Act::Suspend(id) if self.info(*id).class == class => Some(*id),
+                _ => None,
+            }));
+        }
+        jobs
     }
 
     fn drop_started_plan_jobs(&mut self, class: JobClass) {
@@ -933,6 +944,9 @@ impl ScojoPect {
                 if !info.waiting || info.in_group {
                     continue;
                 }
+                if optimiser.dynamic_fit && now + view.estimate(id) > slice_end {
+                    continue;
+                }
                 let duration = view.estimate(id).min(slice_end - now);
                 if self.start_if_fits(view, &mut profile, id, duration) {
                     self.counters.dynamic_backfills += 1;
@@ -949,16 +963,7 @@ impl ScojoPect {
             if other == class {
                 continue;
             }
-            let candidates: Vec<JobId> = view
-                .suspended()
-                .iter()
-                .copied()
-                .filter(|&id| self.info(id).class == other)
-                .collect();
-            for id in candidates {
-                if view.state(id) != JobState::Suspended {
-                    continue;
-                }
+            for id in self.resumable(view, other) {
                 let mut needed = ProcSet::empty(self.blocks);
                 needed.add_ranges(view.allocation(id), self.granularity);
                 let duration = self.overhead.resume + view.remaining_estimate(id).max(1);

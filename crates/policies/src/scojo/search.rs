@@ -79,7 +79,9 @@ pub struct SearchCounters {
 /// paths are cut before they become schedules, and the discrepancy passes
 /// over a group of 20-30 jobs can then visit factorially many nodes without
 /// spending any budget. Bounding the nodes as well (an addition of ours)
-/// keeps every search finite: at most `budget x 50` placements.
+/// keeps every search finite: at most `budget x 50` placements. The default
+/// of [`SearchConfig::nodes_per_schedule`](super::SearchConfig) (option
+/// `nodes`).
 pub const NODES_PER_SCHEDULE: u64 = 50;
 
 impl SearchCounters {
@@ -141,13 +143,27 @@ impl Best {
     }
 
     fn offer(&mut self, candidate: Candidate) {
-        if self.threshold().is_some_and(|t| candidate.total >= t) {
+        if self.threshold().is_some_and(|t| !beats(candidate.total, t)) {
             return;
         }
-        let position = self.list.partition_point(|c| c.total <= candidate.total);
+        let position = self
+            .list
+            .partition_point(|c| !beats(candidate.total, c.total));
         self.list.insert(position, candidate);
         self.list.truncate(self.k);
     }
+}
+
+/// Relative tolerance under which two totals tie. Totals are sums of
+/// bounded slowdowns in path order, so two orders with the same total can
+/// differ in the last bit (unrounded slowdowns); without a tolerance the
+/// pruned and the unpruned search could break such a tie differently (the
+/// proptest that they agree found one).
+const TIE: f64 = 1e-9;
+
+/// Whether `total` is better than `threshold` by more than a tie.
+fn beats(total: f64, threshold: f64) -> bool {
+    total < threshold - TIE * threshold.abs().max(1.0)
 }
 
 /// Searches the best order of a group (see the module docs). The result
@@ -338,6 +354,11 @@ impl<'a> Searcher<'a> {
         self.chunk_base = None;
         self.prefix_makespan = 0;
         self.stopped = false;
+        // Level 1 spends the group's budget, and its node budget likewise
+        // (it once started with none left and never ran).
+        self.nodes_left = self
+            .budget_left
+            .saturating_mul(self.config.nodes_per_schedule);
         self.walk(Pass::All, 0.0, 0, 0.0);
         self.level1 = false;
         self.best
@@ -400,7 +421,9 @@ impl<'a> Searcher<'a> {
         // The budget of this chunk only: what is left over goes on.
         let rest = self.budget_left - budget.min(self.budget_left);
         self.budget_left = budget.min(self.budget_left);
-        self.nodes_left = self.budget_left.saturating_mul(NODES_PER_SCHEDULE);
+        self.nodes_left = self
+            .budget_left
+            .saturating_mul(self.config.nodes_per_schedule);
         let n = jobs.len();
         let passes: Vec<Pass> = match self.config.order {
             SearchOrder::Dfs => vec![Pass::All],
@@ -483,7 +506,7 @@ impl<'a> Searcher<'a> {
             let bound_exceeded = self.config.branch_and_bound
                 && self.best.threshold().is_some_and(|threshold| {
                     let rest: f64 = self.remaining.iter().map(|&r| self.lower[r]).sum();
-                    partial + rest >= threshold
+                    !beats(partial + rest, threshold)
                 });
             if bound_exceeded {
                 self.counters.pruned += 1;
@@ -516,7 +539,7 @@ impl<'a> Searcher<'a> {
         if self
             .best
             .threshold()
-            .is_none_or(|threshold| total < threshold)
+            .is_none_or(|threshold| beats(total, threshold))
         {
             let candidate = self.candidate(total, makespan, responses);
             self.best.offer(candidate);
@@ -584,7 +607,7 @@ impl<'a> Searcher<'a> {
             if self
                 .best
                 .threshold()
-                .is_none_or(|threshold| total < threshold)
+                .is_none_or(|threshold| beats(total, threshold))
             {
                 let makespan = makespan.max(self.prefix_makespan).max(1);
                 self.best.offer(Candidate {

@@ -26,6 +26,10 @@ macro_rules! base_options {
                 "cycle",
                 "seconds of one cycle of long, short and medium slices (default 3600; not stated in the thesis)",
             ),
+            (
+                "min-slice",
+                "every slice lasts at least this many seconds, the cycle growing to fit (default 0: the shares as given; ours, so that with smart=off and switch overheads the 0.5% short slice can progress)",
+            ),
             ("long-share", "share of the cycle for the long slice (default 0.73)"),
             (
                 "medium-share",
@@ -46,7 +50,7 @@ macro_rules! base_options {
 /// The options of `scojo-pect`.
 pub(crate) const SCOJO_OPTIONS: &[(&str, &str)] = &base_options!();
 
-const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
+const OPTIMISER_OPTIONS: [(&str, &str); 32] = [
     (
         "long-min-jobs",
         "a long group needs this many waiting long jobs (default 5)",
@@ -119,6 +123,10 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
         "schedules evaluated per group at most, both levels (default 10000)",
     ),
     (
+        "nodes",
+        "search-tree nodes (placements) allowed per schedule of the budget (default 50; ours, so that every search ends)",
+    ),
+    (
         "split",
         "a group of the maximum size is split into sub-groups of at most this many jobs (default 10)",
     ),
@@ -152,7 +160,7 @@ const OPTIMISER_OPTIONS: [(&str, &str); 31] = [
     ),
 ];
 
-const FINISH_OPTIONS: [(&str, &str); 3] = [
+const FINISH_OPTIONS: [(&str, &str); 4] = [
     (
         "delta",
         "delta of the group finish time (default 0.1; not given)",
@@ -165,11 +173,15 @@ const FINISH_OPTIONS: [(&str, &str); 3] = [
         "dynamic",
         "backfilling upon dynamic submission: on (default) or off",
     ),
+    (
+        "dynamic-fit",
+        "on: backfill an arrival upon submission only if it ends before the slice does, so it is never suspended (a reading of section 6.6.2's garbled sentence); off (default): it runs to the slice's end and is then suspended",
+    ),
 ];
 
-const fn all_options() -> [(&'static str, &'static str); 41] {
+const fn all_options() -> [(&'static str, &'static str); 44] {
     let base = base_options!();
-    let mut all = [("", ""); 41];
+    let mut all = [("", ""); 44];
     let mut i = 0;
     while i < base.len() {
         all[i] = base[i];
@@ -188,7 +200,7 @@ const fn all_options() -> [(&'static str, &'static str); 41] {
     all
 }
 
-const ALL_OPTIONS: [(&str, &str); 41] = all_options();
+const ALL_OPTIONS: [(&str, &str); 44] = all_options();
 
 /// The options of `scojo-pect-opt`.
 pub(crate) const OPT_OPTIONS: &[(&str, &str)] = &ALL_OPTIONS;
@@ -269,6 +281,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
     number(options, "short-below", &mut config.short_below, SECONDS)?;
     number(options, "medium-below", &mut config.medium_below, SECONDS)?;
     number(options, "cycle", &mut config.cycle, SECONDS)?;
+    number(options, "min-slice", &mut config.min_slice, SECONDS)?;
     fraction(options, "long-share", &mut config.long_share)?;
     fraction(options, "medium-share", &mut config.medium_share)?;
     choice(
@@ -299,6 +312,15 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         number(options, "budget", &mut s.budget, "a number of schedules")?;
         if s.budget == 0 {
             return Err(options.bad_value("budget", "0", "at least 1 schedule"));
+        }
+        number(
+            options,
+            "nodes",
+            &mut s.nodes_per_schedule,
+            "a number of nodes",
+        )?;
+        if s.nodes_per_schedule == 0 {
+            return Err(options.bad_value("nodes", "0", "at least 1 node"));
         }
         number(options, "split", &mut s.split, "a number of jobs")?;
         choice(
@@ -342,9 +364,25 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
             &[("release", Tail::Release), ("keep", Tail::Keep)],
         )?;
         switch(options, "dynamic", &mut o.dynamic_backfill)?;
+        switch(options, "dynamic-fit", &mut o.dynamic_fit)?;
         config.optimiser = Some(o);
     }
     if let Err((key, expected)) = config.validate() {
+        // A pair checked together is reported by the option the spec set
+        // (long-min-jobs=40 against the default long-max-jobs).
+        let sibling = match key {
+            "long-max-jobs" => Some("long-min-jobs"),
+            "medium-max-jobs" => Some("medium-min-jobs"),
+            "delta" => Some("min-util"),
+            "split" => Some("bound"),
+            "max-wide" => Some("min-wide"),
+            "long-share" => Some("medium-share"),
+            _ => None,
+        };
+        let key = match sibling {
+            Some(other) if options.get(key).is_none() && options.get(other).is_some() => other,
+            _ => key,
+        };
         let value = options.get(key).unwrap_or("(its default)");
         return Err(options.bad_value(key, value, &expected));
     }
