@@ -356,7 +356,14 @@ impl Backfill {
         // every job (the same jobs, in the same order, as the loop above).
         let mut from = JobId(queue[position - 1].0 + 1);
         while free > 0 {
-            let Some(id) = view.next_candidate(from, free, Time::MAX, 0) else {
+            // A job that starts now needs its size free until its estimate
+            // ends: all of `free` if it ends by the profile's first drop,
+            // at most what is left after the drop if it runs past it. The
+            // fit index skips every job that fails both (the exact check
+            // below still decides).
+            let (drop_at, after_drop) = self.profile.first_drop();
+            let max_estimate = drop_at.saturating_sub(now);
+            let Some(id) = view.next_candidate(from, free, max_estimate, after_drop) else {
                 break;
             };
             from = JobId(id.0 + 1);

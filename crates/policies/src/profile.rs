@@ -86,6 +86,19 @@ impl Profile {
         self.inner.earliest_fit(from, size, duration)
     }
 
+    /// Where the free processors first fall below those free at the start,
+    /// and how many are free there; `(Time::MAX, free at the start)` if
+    /// they never do.
+    pub(crate) fn first_drop(&self) -> (Time, u32) {
+        let (times, free) = self.inner.step_slices();
+        let Some(&first) = free.first() else {
+            return (Time::MAX, 0);
+        };
+        free.iter()
+            .position(|&f| f < first)
+            .map_or((Time::MAX, first), |step| (times[step], free[step]))
+    }
+
     /// Processors free at `time` (not before the profile's start).
     pub(crate) fn free_at(&self, time: Time) -> u32 {
         self.inner.free_at(time)
