@@ -724,19 +724,32 @@ pub(crate) fn measured_jobs(jobs: &[CompletedJob], warmup: f64, drain: f64) -> V
 /// yet started, over [from, to].
 fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
     // Submissions (+1) and starts (-1), each sorted, merged in time order.
-    let mut submits: Vec<i64> = jobs.iter().map(|j| j.submit).collect();
+    // Jobs usually come in submit order (a simulator's arrival order): then
+    // their submit times are read in place, not copied (8 bytes a job less
+    // at the metrics' peak).
+    let in_order = jobs.is_sorted_by_key(|job| job.submit);
+    let mut copied: Vec<i64> = if in_order {
+        Vec::new()
+    } else {
+        jobs.iter().map(|j| j.submit).collect()
+    };
+    copied.sort_unstable();
+    let submits = Submits {
+        jobs,
+        copied: &copied,
+        in_order,
+    };
     let mut starts: Vec<i64> = jobs.iter().map(|j| j.start).collect();
-    submits.sort_unstable();
     starts.sort_unstable();
     let (mut length, mut max, mut weighted) = (0i64, 0i64, 0f64);
     let (mut s, mut e) = (0, 0);
     let next_time = |s: usize, e: usize| match (submits.get(s), starts.get(e)) {
-        (Some(&a), Some(&b)) => Some(a.min(b)),
-        (a, b) => a.or(b).copied(),
+        (Some(a), Some(&b)) => Some(a.min(b)),
+        (a, b) => a.or(b.copied()),
     };
     while let Some(time) = next_time(s, e) {
         // Apply every change of this instant before measuring.
-        while submits.get(s) == Some(&time) {
+        while submits.get(s) == Some(time) {
             length += 1;
             s += 1;
         }
@@ -748,8 +761,8 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
         let next = next_time(s, e).unwrap_or(to);
         weighted += length as f64 * (next - time) as f64;
     }
-    let per_step_mean = per_step_mean(jobs, &submits, &starts);
-    drop((submits, starts));
+    let per_step_mean = per_step_mean(jobs, submits, &starts);
+    drop((copied, starts));
     let duration = to - from;
     QueueLength {
         mean: if duration > 0 {
@@ -762,20 +775,47 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
     }
 }
 
+/// The jobs' submit times in sorted order: the jobs' own if they are in
+/// submit order, else a sorted copy.
+#[derive(Clone, Copy)]
+struct Submits<'a> {
+    jobs: &'a [CompletedJob],
+    copied: &'a [i64],
+    in_order: bool,
+}
+
+impl Submits<'_> {
+    fn get(&self, index: usize) -> Option<i64> {
+        if self.in_order {
+            self.jobs.get(index).map(|job| job.submit)
+        } else {
+            self.copied.get(index).copied()
+        }
+    }
+
+    fn len(&self) -> usize {
+        if self.in_order {
+            self.jobs.len()
+        } else {
+            self.copied.len()
+        }
+    }
+}
+
 /// The queue length after each scheduling step (each distinct arrival or
 /// termination instant), averaged over the steps; `submits` and `starts`
 /// are the jobs' submit and start times, sorted.
-fn per_step_mean(jobs: &[CompletedJob], submits: &[i64], starts: &[i64]) -> f64 {
+fn per_step_mean(jobs: &[CompletedJob], submits: Submits<'_>, starts: &[i64]) -> f64 {
     let mut finishes: Vec<i64> = jobs.iter().map(|j| j.finish).collect();
     finishes.sort_unstable();
     // The steps: the distinct values of submits and finishes, merged.
     let (mut a, mut b) = (0, 0);
     let mut next_step = || -> Option<i64> {
         let step = match (submits.get(a), finishes.get(b)) {
-            (Some(&x), Some(&y)) => x.min(y),
-            (x, y) => *x.or(y)?,
+            (Some(x), Some(&y)) => x.min(y),
+            (x, y) => x.or(y.copied())?,
         };
-        while submits.get(a) == Some(&step) {
+        while submits.get(a) == Some(step) {
             a += 1;
         }
         while finishes.get(b) == Some(&step) {
@@ -786,7 +826,7 @@ fn per_step_mean(jobs: &[CompletedJob], submits: &[i64], starts: &[i64]) -> f64 
     let (mut submitted, mut started, mut total, mut steps) = (0usize, 0usize, 0u64, 0u64);
     while let Some(step) = next_step() {
         steps += 1;
-        while submitted < submits.len() && submits[submitted] <= step {
+        while submitted < submits.len() && submits.get(submitted).is_some_and(|t| t <= step) {
             submitted += 1;
         }
         while started < starts.len() && starts[started] <= step {
@@ -864,6 +904,12 @@ mod tests {
         assert_eq!((run.queue_length.mean, run.queue_length.max), (0.75, 2));
         // Steps (arrivals and terminations): 0, 5, 10, 11, 20. Waiting after
         // each: 1, 2, 0, 0, 0: (1 + 2) / 5 = 0.6.
+        assert_eq!(run.queue_length.per_step_mean, 0.6);
+        // Out of submit order (the submit times are then copied and
+        // sorted): the same queue.
+        let reversed = [jobs[2], jobs[1], jobs[0]];
+        let run = summarize(&reversed, &MetricsConfig::new(4)).unwrap();
+        assert_eq!((run.queue_length.mean, run.queue_length.max), (0.75, 2));
         assert_eq!(run.queue_length.per_step_mean, 0.6);
     }
 
