@@ -84,7 +84,7 @@ pub use groups::{
 };
 pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
-    ClassBounds, ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength,
-    RunMetrics, RuntimeClass, RuntimeClassStats, RuntimeClasses, SizeClass, Summary,
-    SuspensionStats, job_metrics, summarize,
+    ClassBounds, ClassStats, CompletedJob, CompletedJobTable, JobMetrics, MetricsConfig,
+    MetricsError, QueueLength, RunMetrics, RuntimeClass, RuntimeClassStats, RuntimeClasses,
+    SizeClass, Summary, SuspensionStats, job_metrics, summarize, summarize_table,
 };

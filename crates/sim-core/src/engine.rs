@@ -933,7 +933,7 @@ impl<'a> Simulation<'a> {
                 }
                 self.state.queue.push(id);
                 let limit = self.state.run(id).limit;
-                self.state.fit.insert(id.index(), job.size, limit);
+                self.state.fit_insert(id, job.size, limit);
             }
         }
         self.state.arrived.push(id);
@@ -1019,9 +1019,8 @@ impl<'a> Simulation<'a> {
                 run.limit = limit.max(1);
                 if self.state.queue.contains(id) {
                     let size = self.jobs.job(id).size;
-                    self.state
-                        .fit
-                        .insert(id.index(), size, self.state.runs[id.index()].limit);
+                    let limit = self.state.runs[id.index()].limit;
+                    self.state.fit_insert(id, size, limit);
                 }
             }
             _ if limit <= run_time => {
@@ -1199,7 +1198,7 @@ impl<'a> Simulation<'a> {
                 self.state.dedicated.remove(position);
             }
         } else {
-            self.state.fit.remove(id.index());
+            self.state.fit_remove(id);
             self.leaving_queue.push(id);
         }
         // The ranges of every start are kept for the schedule: grow them by
@@ -1263,7 +1262,7 @@ impl<'a> Simulation<'a> {
                 self.state.dedicated.remove(position);
             }
         } else {
-            self.state.fit.remove(id.index());
+            self.state.fit_remove(id);
             self.leaving_queue.push(id);
         }
         self.state.runs[id.index()].state = JobState::Rejected;
