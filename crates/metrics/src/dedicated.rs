@@ -131,7 +131,7 @@ fn dedicated_delay(
     drain: f64,
 ) -> Option<DedicatedDelay> {
     let plain: Vec<CompletedJob> = jobs.iter().map(|(job, _)| *job).collect();
-    let measured = measured_jobs(&plain, warmup, drain);
+    let measured = measured_jobs(plain.as_slice(), warmup, drain);
     if measured.is_empty() {
         return None;
     }

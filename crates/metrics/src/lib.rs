@@ -5,7 +5,9 @@
 //!
 //! The input is plain data, [`CompletedJob`] (submit, start, finish,
 //! processors), so the crate serves any scheduler's output, a simulator's
-//! or a real system's log.
+//! or a real system's log. [`summarize_table`] computes the same metrics
+//! from jobs built one at a time ([`CompletedJobTable`]), so that a
+//! simulator with millions of jobs needs no copy of them.
 //!
 //! ```
 //! use schedsim_metrics::{CompletedJob, MetricsConfig, summarize};
@@ -84,7 +86,7 @@ pub use groups::{
 };
 pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
-    ClassBounds, ClassStats, CompletedJob, JobMetrics, MetricsConfig, MetricsError, QueueLength,
-    RunMetrics, RuntimeClass, RuntimeClassStats, RuntimeClasses, SizeClass, Summary,
-    SuspensionStats, job_metrics, summarize,
+    ClassBounds, ClassStats, CompletedJob, CompletedJobTable, JobMetrics, MetricsConfig,
+    MetricsError, QueueLength, RunMetrics, RuntimeClass, RuntimeClassStats, RuntimeClasses,
+    SizeClass, Summary, SuspensionStats, job_metrics, summarize, summarize_table,
 };

@@ -397,7 +397,11 @@ pub struct RuntimeClasses {
 }
 
 /// The runtime-class breakdown of the measured jobs.
-fn runtime_classes(jobs: &[&CompletedJob], bounds: &ClassBounds, tau: i64) -> RuntimeClasses {
+fn runtime_classes(
+    jobs: impl Iterator<Item = CompletedJob>,
+    bounds: &ClassBounds,
+    tau: i64,
+) -> RuntimeClasses {
     #[derive(Default, Clone, Copy)]
     struct Sum {
         jobs: u64,
@@ -409,7 +413,9 @@ fn runtime_classes(jobs: &[&CompletedJob], bounds: &ClassBounds, tau: i64) -> Ru
     }
     let mut sums = [Sum::default(); 3];
     let mut total_work = 0.0;
+    let mut count: usize = 0;
     for job in jobs {
+        count += 1;
         let work = job.work.unwrap_or_else(|| job.runtime());
         let area = f64::from(job.procs) * work as f64;
         total_work += area;
@@ -422,7 +428,7 @@ fn runtime_classes(jobs: &[&CompletedJob], bounds: &ClassBounds, tau: i64) -> Ru
         sum.response += response;
         sum.bsld += (response / work.max(tau) as f64).max(1.0);
     }
-    let total = jobs.len() as f64;
+    let total = count as f64;
     let stats = |s: Sum| {
         (s.jobs > 0).then(|| {
             let n = s.jobs as f64;
@@ -518,6 +524,31 @@ pub struct SuspensionStats {
     pub suspended_time: Summary,
 }
 
+/// Completed jobs read one at a time by index: a slice of
+/// [`CompletedJob`]s, or a table that builds each job on demand from a
+/// simulator's own per-job data, so that the metrics of millions of jobs
+/// need no copy of them ([`summarize_table`]).
+pub trait CompletedJobTable {
+    /// How many jobs.
+    fn len(&self) -> usize;
+    /// Job `index` (`index < len()`).
+    fn job(&self, index: usize) -> CompletedJob;
+    /// Whether there are no jobs.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl CompletedJobTable for [CompletedJob] {
+    fn len(&self) -> usize {
+        <[CompletedJob]>::len(self)
+    }
+
+    fn job(&self, index: usize) -> CompletedJob {
+        self[index]
+    }
+}
+
 /// Computes the metrics of a run (definitions in the crate docs).
 ///
 /// # Errors
@@ -527,19 +558,33 @@ pub fn summarize(
     jobs: &[CompletedJob],
     config: &MetricsConfig,
 ) -> Result<RunMetrics, MetricsError> {
+    summarize_table(jobs, config)
+}
+
+/// [`summarize`] over jobs read one at a time (the same metrics, bit for
+/// bit, as over a slice of the same jobs). The table is read several times
+/// in index order and in submit order; it should be cheap to read.
+///
+/// # Errors
+/// As [`summarize`].
+pub fn summarize_table<T: CompletedJobTable + ?Sized>(
+    jobs: &T,
+    config: &MetricsConfig,
+) -> Result<RunMetrics, MetricsError> {
+    let all = || (0..jobs.len()).map(|index| jobs.job(index));
     if config.machine_procs == 0 {
         return Err(MetricsError::NoProcessors);
     }
     check_settings(config.tau, config.warmup, config.drain)?;
-    for (index, job) in jobs.iter().enumerate() {
-        check_job(index, job)?;
+    for (index, job) in all().enumerate() {
+        check_job(index, &job)?;
     }
     let n = config.machine_procs;
     let area = |job: &CompletedJob| f64::from(job.procs) * job.runtime() as f64;
-    let total_area: f64 = jobs.iter().map(area).sum();
-    let first_submit = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
-    let last_submit = jobs.iter().map(|j| j.submit).max().unwrap_or(0);
-    let last_finish = jobs.iter().map(|j| j.finish).max().unwrap_or(0);
+    let total_area: f64 = all().map(|j| area(&j)).sum();
+    let first_submit = all().map(|j| j.submit).min().unwrap_or(0);
+    let last_submit = all().map(|j| j.submit).max().unwrap_or(0);
+    let last_finish = all().map(|j| j.finish).max().unwrap_or(0);
     let makespan = last_finish - first_submit;
     let utilization = if makespan > 0 {
         total_area / (makespan as f64 * f64::from(n))
@@ -558,9 +603,10 @@ pub fn summarize(
     // the same values in the same order).
     let measured = measured_jobs(jobs, config.warmup, config.drain);
     let per_job = || {
-        measured
-            .iter()
-            .map(|&i| (job_metrics(&jobs[i], config.tau), &jobs[i]))
+        measured.iter().map(|&i| {
+            let job = jobs.job(i);
+            (job_metrics(&job, config.tau), job)
+        })
     };
     let values = |f: &dyn Fn(&JobMetrics) -> f64| {
         let mut v: Vec<f64> = per_job().map(|(m, _)| f(&m)).collect();
@@ -571,15 +617,15 @@ pub fn summarize(
     let slowdown = values(&|m| m.slowdown);
     let bounded_slowdown = values(&|m| m.bounded_slowdown);
 
-    let measured_jobs = || measured.iter().map(|&i| &jobs[i]);
+    let measured_jobs = || measured.iter().map(|&i| jobs.job(i));
     let count = measured.len() as f64;
     let mean_runtime = measured_jobs().map(|j| j.runtime() as f64).sum::<f64>() / count;
     let mean_based_slowdown =
         (mean_runtime > 0.0).then(|| (wait.map_or(0.0, |w| w.mean) + mean_runtime) / mean_runtime);
-    let measured_area: f64 = measured_jobs().map(area).sum();
+    let measured_area: f64 = measured_jobs().map(|j| area(&j)).sum();
     let awrt = (measured_area > 0.0).then(|| {
         per_job()
-            .map(|(m, j)| area(j) * m.response as f64)
+            .map(|(m, j)| area(&j) * m.response as f64)
             .sum::<f64>()
             / measured_area
     });
@@ -609,7 +655,7 @@ pub fn summarize(
         };
         runtime * 3 + size
     };
-    let class: Vec<u8> = measured_jobs().map(class_of).collect();
+    let class: Vec<u8> = measured_jobs().map(|j| class_of(&j)).collect();
 
     let mut classes = Vec::new();
     for (r, runtime_class) in [
@@ -632,15 +678,14 @@ pub fn summarize(
                     .iter()
                     .zip(&class)
                     .filter(move |&(_, &c)| c == this)
-                    .map(|(&i, _)| (job_metrics(&jobs[i], config.tau), &jobs[i]))
+                    .map(|(&i, _)| job_metrics(&jobs.job(i), config.tau))
             };
             let jobs_in_class = class.iter().filter(|&&c| c == this).count();
             if jobs_in_class == 0 {
                 continue;
             }
             let k = jobs_in_class as f64;
-            let mean =
-                |f: &dyn Fn(&JobMetrics) -> f64| members().map(|(m, _)| f(&m)).sum::<f64>() / k;
+            let mean = |f: &dyn Fn(&JobMetrics) -> f64| members().map(|m| f(&m)).sum::<f64>() / k;
             classes.push(ClassStats {
                 runtime: runtime_class,
                 size: size_class,
@@ -666,11 +711,7 @@ pub fn summarize(
         offered_load,
         queue_length,
         classes,
-        runtime_classes: runtime_classes(
-            &measured_jobs().collect::<Vec<_>>(),
-            &config.runtime_classes,
-            config.tau,
-        ),
+        runtime_classes: runtime_classes(measured_jobs(), &config.runtime_classes, config.tau),
         suspension,
     })
 }
@@ -707,11 +748,15 @@ pub(crate) fn check_job(index: usize, job: &CompletedJob) -> Result<(), MetricsE
 
 /// Indices of the jobs kept for per-job statistics, in submit order (ties
 /// by index): all but the first `warmup` and last `drain` fractions.
-pub(crate) fn measured_jobs(jobs: &[CompletedJob], warmup: f64, drain: f64) -> Vec<usize> {
+pub(crate) fn measured_jobs<T: CompletedJobTable + ?Sized>(
+    jobs: &T,
+    warmup: f64,
+    drain: f64,
+) -> Vec<usize> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     // Usually in submit order already (a simulator's arrival order).
-    if !jobs.is_sorted_by_key(|job| job.submit) {
-        order.sort_by_key(|&i| (jobs[i].submit, i));
+    if !(0..jobs.len()).map(|i| jobs.job(i).submit).is_sorted() {
+        order.sort_by_key(|&i| (jobs.job(i).submit, i));
     }
     let skip_first = (warmup * jobs.len() as f64).floor() as usize;
     let skip_last = (drain * jobs.len() as f64).floor() as usize;
@@ -722,21 +767,35 @@ pub(crate) fn measured_jobs(jobs: &[CompletedJob], warmup: f64, drain: f64) -> V
 
 /// Time-weighted mean and maximum of the number of jobs submitted but not
 /// yet started, over [from, to].
-fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
+fn queue_length<T: CompletedJobTable + ?Sized>(jobs: &T, from: i64, to: i64) -> QueueLength {
+    let all = || (0..jobs.len()).map(|index| jobs.job(index));
     // Submissions (+1) and starts (-1), each sorted, merged in time order.
-    let mut submits: Vec<i64> = jobs.iter().map(|j| j.submit).collect();
-    let mut starts: Vec<i64> = jobs.iter().map(|j| j.start).collect();
-    submits.sort_unstable();
+    // Jobs usually come in submit order (a simulator's arrival order): then
+    // their submit times are read in place, not copied (8 bytes a job less
+    // at the metrics' peak).
+    let in_order = all().map(|job| job.submit).is_sorted();
+    let mut copied: Vec<i64> = if in_order {
+        Vec::new()
+    } else {
+        all().map(|j| j.submit).collect()
+    };
+    copied.sort_unstable();
+    let submits = Submits {
+        jobs,
+        copied: &copied,
+        in_order,
+    };
+    let mut starts: Vec<i64> = all().map(|j| j.start).collect();
     starts.sort_unstable();
     let (mut length, mut max, mut weighted) = (0i64, 0i64, 0f64);
     let (mut s, mut e) = (0, 0);
     let next_time = |s: usize, e: usize| match (submits.get(s), starts.get(e)) {
-        (Some(&a), Some(&b)) => Some(a.min(b)),
-        (a, b) => a.or(b).copied(),
+        (Some(a), Some(&b)) => Some(a.min(b)),
+        (a, b) => a.or(b.copied()),
     };
     while let Some(time) = next_time(s, e) {
         // Apply every change of this instant before measuring.
-        while submits.get(s) == Some(&time) {
+        while submits.get(s) == Some(time) {
             length += 1;
             s += 1;
         }
@@ -748,8 +807,8 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
         let next = next_time(s, e).unwrap_or(to);
         weighted += length as f64 * (next - time) as f64;
     }
-    let per_step_mean = per_step_mean(jobs, &submits, &starts);
-    drop((submits, starts));
+    let per_step_mean = per_step_mean(jobs, submits, &starts);
+    drop((copied, starts));
     let duration = to - from;
     QueueLength {
         mean: if duration > 0 {
@@ -762,20 +821,58 @@ fn queue_length(jobs: &[CompletedJob], from: i64, to: i64) -> QueueLength {
     }
 }
 
+/// The jobs' submit times in sorted order: the jobs' own if they are in
+/// submit order, else a sorted copy.
+struct Submits<'a, T: CompletedJobTable + ?Sized> {
+    jobs: &'a T,
+    copied: &'a [i64],
+    in_order: bool,
+}
+
+impl<T: CompletedJobTable + ?Sized> Clone for Submits<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: CompletedJobTable + ?Sized> Copy for Submits<'_, T> {}
+
+impl<T: CompletedJobTable + ?Sized> Submits<'_, T> {
+    fn get(&self, index: usize) -> Option<i64> {
+        if self.in_order {
+            (index < self.jobs.len()).then(|| self.jobs.job(index).submit)
+        } else {
+            self.copied.get(index).copied()
+        }
+    }
+
+    fn len(&self) -> usize {
+        if self.in_order {
+            self.jobs.len()
+        } else {
+            self.copied.len()
+        }
+    }
+}
+
 /// The queue length after each scheduling step (each distinct arrival or
 /// termination instant), averaged over the steps; `submits` and `starts`
 /// are the jobs' submit and start times, sorted.
-fn per_step_mean(jobs: &[CompletedJob], submits: &[i64], starts: &[i64]) -> f64 {
-    let mut finishes: Vec<i64> = jobs.iter().map(|j| j.finish).collect();
+fn per_step_mean<T: CompletedJobTable + ?Sized>(
+    jobs: &T,
+    submits: Submits<'_, T>,
+    starts: &[i64],
+) -> f64 {
+    let mut finishes: Vec<i64> = (0..jobs.len()).map(|i| jobs.job(i).finish).collect();
     finishes.sort_unstable();
     // The steps: the distinct values of submits and finishes, merged.
     let (mut a, mut b) = (0, 0);
     let mut next_step = || -> Option<i64> {
         let step = match (submits.get(a), finishes.get(b)) {
-            (Some(&x), Some(&y)) => x.min(y),
-            (x, y) => *x.or(y)?,
+            (Some(x), Some(&y)) => x.min(y),
+            (x, y) => x.or(y.copied())?,
         };
-        while submits.get(a) == Some(&step) {
+        while submits.get(a) == Some(step) {
             a += 1;
         }
         while finishes.get(b) == Some(&step) {
@@ -786,7 +883,7 @@ fn per_step_mean(jobs: &[CompletedJob], submits: &[i64], starts: &[i64]) -> f64 
     let (mut submitted, mut started, mut total, mut steps) = (0usize, 0usize, 0u64, 0u64);
     while let Some(step) = next_step() {
         steps += 1;
-        while submitted < submits.len() && submits[submitted] <= step {
+        while submitted < submits.len() && submits.get(submitted).is_some_and(|t| t <= step) {
             submitted += 1;
         }
         while started < starts.len() && starts[started] <= step {
@@ -864,6 +961,12 @@ mod tests {
         assert_eq!((run.queue_length.mean, run.queue_length.max), (0.75, 2));
         // Steps (arrivals and terminations): 0, 5, 10, 11, 20. Waiting after
         // each: 1, 2, 0, 0, 0: (1 + 2) / 5 = 0.6.
+        assert_eq!(run.queue_length.per_step_mean, 0.6);
+        // Out of submit order (the submit times are then copied and
+        // sorted): the same queue.
+        let reversed = [jobs[2], jobs[1], jobs[0]];
+        let run = summarize(&reversed, &MetricsConfig::new(4)).unwrap();
+        assert_eq!((run.queue_length.mean, run.queue_length.max), (0.75, 2));
         assert_eq!(run.queue_length.per_step_mean, 0.6);
     }
 

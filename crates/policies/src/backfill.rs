@@ -77,7 +77,8 @@ pub struct Backfill {
     started: Starts,
     profile: Profile,
     /// Conservative: the reserved start of each waiting job, by job id.
-    /// Depth 1 and k: the reservations made in the last call.
+    /// Depth 1 and k: the reservations made in the last call. Empty at
+    /// depth 0, which never reserves.
     reservations: Vec<Option<Time>>,
     reserved_last_call: Vec<JobId>,
     /// Conservative: the last wake-up time asked for, to ask only once.
@@ -593,7 +594,9 @@ impl Policy for Backfill {
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
-        if self.reservations.len() < view.jobs().len() {
+        // Depth 0 (FCFS) never reserves: no per-job table (16 bytes a job;
+        // `reservation` answers `None` beyond its end).
+        if self.depth != Depth::Jobs(0) && self.reservations.len() < view.jobs().len() {
             self.reservations.resize(view.jobs().len(), None);
         }
         // Arrival order needs no copy of the queue.

@@ -761,20 +761,37 @@ impl<'a> Simulation<'a> {
         // Only the per-job runs and the ranges go into the schedule: the
         // rest (fit index, machine, queues) is freed before it is built.
         let SimState {
-            runs, mut ranges, ..
+            mut runs,
+            mut ranges,
+            ..
         } = std::mem::take(&mut self.state);
         ranges.shrink_to_fit();
         let ran = |i: usize| self.final_states[i].ran();
         self.split
             .sort_unstable_by_key(|&(job, segment)| (job, segment.start));
+        // The schedule's vectors are filled from the back in chunks while
+        // the runs shrink behind: fresh zeroed memory is not resident until
+        // written and a shrunk vector gives its tail back, so the runs (72
+        // bytes a job) and the schedule's copy (24) are never both whole.
+        let jobs = runs.len();
+        let mut starts: Vec<Time> = vec![0; jobs];
+        let mut ends: Vec<Time> = vec![0; jobs];
+        let mut spans: Vec<(u32, u32)> = vec![(0, 0); jobs];
+        let chunk = (jobs / 16).max(1 << 16);
+        while !runs.is_empty() {
+            let from = runs.len().saturating_sub(chunk);
+            for (i, run) in runs.iter().enumerate().skip(from) {
+                starts[i] = run.start;
+                ends[i] = if ran(i) { run.end } else { NOT_STARTED };
+                spans[i] = run.span;
+            }
+            runs.truncate(from);
+            runs.shrink_to_fit();
+        }
         Ok(Schedule {
-            starts: runs.iter().map(|run| run.start).collect(),
-            ends: runs
-                .iter()
-                .enumerate()
-                .map(|(i, run)| if ran(i) { run.end } else { NOT_STARTED })
-                .collect(),
-            spans: runs.iter().map(|run| run.span).collect(),
+            starts,
+            ends,
+            spans,
             ranges,
             final_states: self.final_states,
             split: self.split,
@@ -933,7 +950,7 @@ impl<'a> Simulation<'a> {
                 }
                 self.state.queue.push(id);
                 let limit = self.state.run(id).limit;
-                self.state.fit.insert(id.index(), job.size, limit);
+                self.state.fit_insert(id, job.size, limit);
             }
         }
         self.state.arrived.push(id);
@@ -1019,9 +1036,8 @@ impl<'a> Simulation<'a> {
                 run.limit = limit.max(1);
                 if self.state.queue.contains(id) {
                     let size = self.jobs.job(id).size;
-                    self.state
-                        .fit
-                        .insert(id.index(), size, self.state.runs[id.index()].limit);
+                    let limit = self.state.runs[id.index()].limit;
+                    self.state.fit_insert(id, size, limit);
                 }
             }
             _ if limit <= run_time => {
@@ -1199,7 +1215,7 @@ impl<'a> Simulation<'a> {
                 self.state.dedicated.remove(position);
             }
         } else {
-            self.state.fit.remove(id.index());
+            self.state.fit_remove(id);
             self.leaving_queue.push(id);
         }
         // The ranges of every start are kept for the schedule: grow them by
@@ -1263,7 +1279,7 @@ impl<'a> Simulation<'a> {
                 self.state.dedicated.remove(position);
             }
         } else {
-            self.state.fit.remove(id.index());
+            self.state.fit_remove(id);
             self.leaving_queue.push(id);
         }
         self.state.runs[id.index()].state = JobState::Rejected;

@@ -43,6 +43,26 @@ impl FitIndex {
         }
     }
 
+    /// An index of `jobs` jobs of which those in `waiting` (index, size,
+    /// estimate) wait: the same tree as [`new`](Self::new) and an
+    /// [`insert`](Self::insert) of each, built bottom-up in linear time.
+    pub(crate) fn build(
+        jobs: usize,
+        waiting: impl IntoIterator<Item = (usize, u32, Time)>,
+    ) -> Self {
+        let mut index = Self::new(jobs);
+        for (job, size, estimate) in waiting {
+            index.min_size[index.leaves + job] = size;
+            index.min_estimate[index.leaves + job] = estimate;
+        }
+        for node in (1..index.leaves).rev() {
+            index.min_size[node] = index.min_size[2 * node].min(index.min_size[2 * node + 1]);
+            index.min_estimate[node] =
+                index.min_estimate[2 * node].min(index.min_estimate[2 * node + 1]);
+        }
+        index
+    }
+
     /// Marks job `index` as waiting with this size and estimate.
     pub(crate) fn insert(&mut self, index: usize, size: u32, estimate: Time) {
         self.set(index, size, estimate);
@@ -173,6 +193,25 @@ mod tests {
         };
         assert_eq!(index.first_match(0, any(2)), None);
         assert_eq!(index.first_match(0, any(3)), Some(5));
+    }
+
+    #[test]
+    fn build_equals_inserts() {
+        for n in [0, 1, 2, 5, 8, 100, 1000] {
+            let waiting: Vec<(usize, u32, Time)> = (0..n)
+                .filter(|i| i % 3 != 1)
+                .map(|i| (i, (i * 7 % 13) as u32 + 1, (i * 31 % 97) as Time))
+                .rev()
+                .collect();
+            let mut inserted = FitIndex::new(n);
+            for &(i, size, estimate) in &waiting {
+                inserted.insert(i, size, estimate);
+            }
+            let built = FitIndex::build(n, waiting);
+            assert_eq!(built.leaves, inserted.leaves);
+            assert_eq!(built.min_size, inserted.min_size, "{n} jobs");
+            assert_eq!(built.min_estimate, inserted.min_estimate, "{n} jobs");
+        }
     }
 
     #[test]

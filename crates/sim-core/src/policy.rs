@@ -145,10 +145,9 @@ impl<'a> View<'a> {
         storage: &'a mut ViewStorage,
     ) -> Self {
         let mut state = SimState::new(jobs, procs, 1);
+        // The fit index is built from the queue when first asked.
         for &id in queue {
-            let job = &jobs[id.index()];
             state.runs[id.index()].state = JobState::Waiting;
-            state.fit.insert(id.index(), job.size, job.estimate);
         }
         state.queue = crate::state::ArrivalQueue::from_ids(queue);
         for (sequence, &(id, start)) in running.iter().enumerate() {
@@ -358,7 +357,7 @@ impl<'a> View<'a> {
             small,
         };
         self.state
-            .fit
+            .fit(self.jobs)
             .first_match(from.index(), query)
             .map(|index| JobId(index as u32))
     }

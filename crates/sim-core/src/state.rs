@@ -201,8 +201,12 @@ pub(crate) struct SimState {
     pub(crate) dedicated: Vec<JobId>,
     /// Suspended (and suspending) jobs, by id.
     pub(crate) suspended: Vec<JobId>,
-    /// Sizes and estimates of the waiting batch jobs.
-    pub(crate) fit: FitIndex,
+    /// Sizes and estimates of the waiting batch jobs, built from the queue
+    /// the first time a policy asks [`View::next_candidate`](crate::View::next_candidate)
+    /// and kept up to date from then on: policies that never ask (FCFS)
+    /// never pay its memory (12 bytes a job, more with the rounding of its
+    /// leaves).
+    fit: std::sync::OnceLock<FitIndex>,
     pub(crate) running: Vec<RunningEntry>,
     pub(crate) arrived: Vec<JobId>,
     pub(crate) ended: Vec<JobId>,
@@ -233,12 +237,41 @@ impl SimState {
             queue: ArrivalQueue::default(),
             dedicated: Vec::new(),
             suspended: Vec::new(),
-            fit: FitIndex::new(jobs.len()),
+            fit: std::sync::OnceLock::new(),
             running: Vec::new(),
             arrived: Vec::new(),
             ended: Vec::new(),
             estimate_changes: 0,
         }
+    }
+
+    /// Marks a batch job as waiting with this size and estimate in the fit
+    /// index, if it is built (it is built from the queue otherwise).
+    pub(crate) fn fit_insert(&mut self, id: JobId, size: u32, estimate: Time) {
+        if let Some(fit) = self.fit.get_mut() {
+            fit.insert(id.index(), size, estimate);
+        }
+    }
+
+    /// Marks a batch job as no longer waiting in the fit index, if built.
+    pub(crate) fn fit_remove(&mut self, id: JobId) {
+        if let Some(fit) = self.fit.get_mut() {
+            fit.remove(id.index());
+        }
+    }
+
+    /// The fit index of the waiting batch jobs (the queue, with their
+    /// current limits), built on first use.
+    pub(crate) fn fit(&self, jobs: &[Job]) -> &FitIndex {
+        self.fit.get_or_init(|| {
+            FitIndex::build(
+                self.runs.len(),
+                self.queue
+                    .as_slice()
+                    .iter()
+                    .map(|&id| (id.index(), jobs[id.index()].size, self.run(id).limit)),
+            )
+        })
     }
 
     pub(crate) fn run(&self, id: JobId) -> &JobRun {
