@@ -975,7 +975,9 @@ impl<'a> Simulation<'a> {
             OverrunRule::Kill => work.min(run.limit),
             OverrunRule::Extend => work,
         };
-        run.progress_from.saturating_add(total - run.used)
+        self.state
+            .progress_from(id)
+            .saturating_add(total - self.state.used(id))
     }
 
     /// Applies the next elastic control command.
@@ -1054,7 +1056,8 @@ impl<'a> Simulation<'a> {
             JobState::Running => {
                 run.limit = limit;
                 if let Some(mut entry) = running_entry {
-                    entry.expected_end = run.progress_from + (run.limit - run.used);
+                    entry.expected_end =
+                        self.state.progress_from(id) + (limit - self.state.used(id));
                     self.state.insert_running(entry);
                 }
                 let end = self.end_of(id);
@@ -1103,16 +1106,18 @@ impl<'a> Simulation<'a> {
             self.state.running.remove(position);
         }
         let run_time = self.state.run_time(id, t);
+        let segment_start = self.state.segment_start(id);
+        if self.state.run(id).is_split() {
+            self.state.split_mut(id).used = run_time;
+        }
         let run = &mut self.state.runs[id.index()];
         run.state = JobState::Done;
         run.end = t;
-        run.used = run_time;
         let (from, to) = run.span;
-        let segment_start = run.segment_start;
         self.state
             .machine
             .release(&self.state.ranges[from as usize..to as usize]);
-        if run.split {
+        if run.is_split() {
             self.split.push((
                 id,
                 Segment {
@@ -1240,9 +1245,6 @@ impl<'a> Simulation<'a> {
         let run = &mut self.state.runs[id.index()];
         run.state = JobState::Running;
         run.start = t;
-        run.segment_start = t;
-        run.progress_from = t;
-        run.used = 0;
         run.sequence = sequence;
         run.span = (from, self.state.ranges.len() as u32);
         let entry = RunningEntry {
@@ -1301,7 +1303,7 @@ impl<'a> Simulation<'a> {
         }
         let now = self.now;
         self.maybe_stale = true;
-        if self.state.run(id).progress_from > now {
+        if self.state.progress_from(id) > now {
             return Err(self.refuse(
                 id,
                 "the job is still in its resume overhead and cannot be suspended before it runs",
@@ -1314,15 +1316,14 @@ impl<'a> Simulation<'a> {
         let overhead = self.options.switch_overhead.suspend;
         let release = now.saturating_add(overhead);
         let sequence = self.next_sequence();
-        let run = &mut self.state.runs[id.index()];
         let segment = Segment {
-            start: run.segment_start,
+            start: self.state.segment_start(id),
             end: release,
         };
-        run.used = run_time;
+        self.state.split_mut(id).used = run_time;
+        let run = &mut self.state.runs[id.index()];
         run.sequence = sequence;
         run.end = release;
-        run.split = true;
         self.split.push((id, segment));
         let position = self.state.suspended.partition_point(|&other| other < id);
         self.state.suspended.insert(position, id);
@@ -1357,13 +1358,16 @@ impl<'a> Simulation<'a> {
         self.remove_suspended(id);
         let sequence = self.next_sequence();
         let size = self.jobs.job(id).size;
+        let progress_from = now.saturating_add(self.options.switch_overhead.resume);
+        let split = self.state.split_mut(id);
+        split.segment_start = now;
+        split.progress_from = progress_from;
+        let used = split.used;
         let run = &mut self.state.runs[id.index()];
         run.state = JobState::Running;
-        run.segment_start = now;
-        run.progress_from = now.saturating_add(self.options.switch_overhead.resume);
         run.sequence = sequence;
         let entry = RunningEntry {
-            expected_end: run.progress_from.saturating_add(run.limit - run.used),
+            expected_end: progress_from.saturating_add(run.limit - used),
             sequence,
             id,
             size,

@@ -161,8 +161,6 @@ impl<'a> View<'a> {
             let run = &mut state.runs[id.index()];
             run.state = JobState::Running;
             run.start = start;
-            run.progress_from = start;
-            run.segment_start = start;
             run.sequence = sequence as u64;
             run.span = (from, state.ranges.len() as u32);
             let entry = RunningEntry {
@@ -265,7 +263,7 @@ impl<'a> View<'a> {
             JobState::NotArrived if self.dedicated.contains(&id) => JobState::Waiting,
             // The engine keeps a resuming job as running with a later
             // progress start.
-            JobState::Running if run.progress_from > self.now => JobState::Resuming,
+            JobState::Running if self.state.progress_from(id) > self.now => JobState::Resuming,
             state => state,
         }
     }

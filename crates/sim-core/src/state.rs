@@ -54,20 +54,39 @@ pub(crate) struct JobRun {
     pub(crate) start: Time,
     /// While running: when its current end event fires; once done: its end.
     pub(crate) end: Time,
-    /// Run time used in earlier segments (suspended jobs).
+    /// Start sequence of the current segment: the tie-breaker of `running`.
+    pub(crate) sequence: u64,
+    /// Its processors: `ranges[span.0..span.1]`.
+    pub(crate) span: (u32, u32),
+    pub(crate) state: JobState,
+    /// Once suspended: its index in [`SimState::splits`] (its segments are
+    /// then recorded); [`NOT_SPLIT`] before. Only such jobs need the
+    /// fields of a [`SplitRun`], so the others do not carry them.
+    pub(crate) split: u32,
+}
+
+/// [`JobRun::split`] of a job never suspended.
+pub(crate) const NOT_SPLIT: u32 = u32::MAX;
+
+impl JobRun {
+    /// It was suspended at least once.
+    pub(crate) fn is_split(&self) -> bool {
+        self.split != NOT_SPLIT
+    }
+}
+
+/// What a job that was suspended at least once needs beyond [`JobRun`].
+/// A job never suspended has no used time before its one segment, which
+/// starts (and makes progress) at its start.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SplitRun {
+    /// Run time used in earlier segments.
     pub(crate) used: Time,
     /// Wall time from which the current segment makes progress (its start
     /// plus the resume overhead).
     pub(crate) progress_from: Time,
     /// Wall time the current segment (or the suspend overhead) began.
     pub(crate) segment_start: Time,
-    /// Start sequence of the current segment: the tie-breaker of `running`.
-    pub(crate) sequence: u64,
-    /// Its processors: `ranges[span.0..span.1]`.
-    pub(crate) span: (u32, u32),
-    pub(crate) state: JobState,
-    /// It was suspended at least once, so its segments are recorded.
-    pub(crate) split: bool,
 }
 
 /// One entry of the running list, ordered by expected end then start
@@ -194,6 +213,8 @@ impl ArrivalQueue {
 pub(crate) struct SimState {
     pub(crate) machine: Machine,
     pub(crate) runs: Vec<JobRun>,
+    /// The split fields of the jobs suspended at least once.
+    pub(crate) splits: Vec<SplitRun>,
     pub(crate) ranges: Vec<ProcRange>,
     /// Waiting batch jobs, in arrival (= id) order.
     pub(crate) queue: ArrivalQueue,
@@ -224,15 +245,13 @@ impl SimState {
                     limit: job.estimate,
                     start: NOT_STARTED,
                     end: NOT_STARTED,
-                    used: 0,
-                    progress_from: NOT_STARTED,
-                    segment_start: NOT_STARTED,
                     sequence: 0,
                     span: (0, 0),
                     state: JobState::NotArrived,
-                    split: false,
+                    split: NOT_SPLIT,
                 })
                 .collect(),
+            splits: Vec::new(),
             ranges: Vec::with_capacity(jobs.len()),
             queue: ArrivalQueue::default(),
             dedicated: Vec::new(),
@@ -288,15 +307,67 @@ impl SimState {
     pub(crate) fn run_time(&self, id: JobId, now: Time) -> Time {
         let run = self.run(id);
         match run.state {
-            JobState::Running => run.used + (now - run.progress_from).max(0),
-            _ => run.used,
+            JobState::Running => self.used(id) + (now - self.progress_from(id)).max(0),
+            _ => self.used(id),
         }
+    }
+
+    /// Run time used before the current segment (all of it once done).
+    pub(crate) fn used(&self, id: JobId) -> Time {
+        let run = self.run(id);
+        if run.is_split() {
+            self.splits[run.split as usize].used
+        } else if run.state == JobState::Done {
+            // Its one segment: from its start to its end.
+            (run.end - run.start).max(0)
+        } else {
+            0
+        }
+    }
+
+    /// When the current segment makes progress from.
+    pub(crate) fn progress_from(&self, id: JobId) -> Time {
+        let run = self.run(id);
+        if run.is_split() {
+            self.splits[run.split as usize].progress_from
+        } else {
+            run.start
+        }
+    }
+
+    /// When the current segment (or the suspend overhead) began.
+    pub(crate) fn segment_start(&self, id: JobId) -> Time {
+        let run = self.run(id);
+        if run.is_split() {
+            self.splits[run.split as usize].segment_start
+        } else {
+            run.start
+        }
+    }
+
+    /// The split fields of a job, made from its one segment so far on its
+    /// first suspension.
+    pub(crate) fn split_mut(&mut self, id: JobId) -> &mut SplitRun {
+        if !self.runs[id.index()].is_split() {
+            let entry = SplitRun {
+                used: self.used(id),
+                progress_from: self.progress_from(id),
+                segment_start: self.segment_start(id),
+            };
+            self.runs[id.index()].split = self.splits.len() as u32;
+            self.splits.push(entry);
+        }
+        let index = self.runs[id.index()].split as usize;
+        &mut self.splits[index]
     }
 
     /// The position of a running job in `running`.
     pub(crate) fn running_position(&self, id: JobId) -> Option<usize> {
         let run = self.run(id);
-        let key = (run.progress_from + (run.limit - run.used), run.sequence);
+        let key = (
+            self.progress_from(id) + (run.limit - self.used(id)),
+            run.sequence,
+        );
         self.running
             .binary_search_by(|entry| (entry.expected_end, entry.sequence).cmp(&key))
             .ok()
@@ -311,6 +382,13 @@ impl SimState {
 
 #[cfg(test)]
 mod tests {
+    /// The per-job run record stays at 48 bytes (the 5M-job memory budget
+    /// of docs/ARCHITECTURE.md counts on it).
+    #[test]
+    fn a_job_run_is_48_bytes() {
+        assert_eq!(size_of::<JobRun>(), 48);
+    }
+
     use super::*;
     use proptest::prelude::*;
 
