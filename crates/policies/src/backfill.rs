@@ -356,13 +356,13 @@ impl Backfill {
         // order, so jump from one such job to the next instead of visiting
         // every job (the same jobs, in the same order, as the loop above).
         let mut from = JobId(queue[position - 1].0 + 1);
+        // A job that starts now needs its size free until its estimate
+        // ends: all of `free` if it ends by the profile's first drop, at
+        // most what is left after the drop if it runs past it. The fit
+        // index skips every job that fails both (the exact check below
+        // still decides). The drop moves only when a job starts.
+        let (mut drop_at, mut after_drop) = self.profile.first_drop();
         while free > 0 {
-            // A job that starts now needs its size free until its estimate
-            // ends: all of `free` if it ends by the profile's first drop,
-            // at most what is left after the drop if it runs past it. The
-            // fit index skips every job that fails both (the exact check
-            // below still decides).
-            let (drop_at, after_drop) = self.profile.first_drop();
             let max_estimate = drop_at.saturating_sub(now);
             let Some(id) = view.next_candidate(from, free, max_estimate, after_drop) else {
                 break;
@@ -373,6 +373,7 @@ impl Backfill {
                 self.profile.reserve(now, now + estimate, size);
                 self.started.start(view, id, decisions);
                 free -= size;
+                (drop_at, after_drop) = self.profile.first_drop();
             }
         }
     }
