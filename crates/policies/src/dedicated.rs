@@ -370,6 +370,22 @@ impl Reservations {
         }
     }
 
+    /// [`plan`](Self::plan), then, unless a moved dedicated job is blocked,
+    /// [`start_heads`](Self::start_heads): the processors free now and the
+    /// job that blocks the queue, or `Err(free)` when nothing does (no
+    /// backfilling to do).
+    fn plan_and_start_heads(
+        &mut self,
+        view: &View<'_>,
+        decisions: &mut Decisions,
+    ) -> Result<(u32, Blocked), u32> {
+        let (mut free, blocked) = self.plan(view, decisions);
+        match blocked.or_else(|| self.start_heads(view, &mut free, decisions)) {
+            Some(blocked) => Ok((free, blocked)),
+            None => Err(free),
+        }
+    }
+
     /// Starts batch queue heads while they fit the profile for their whole
     /// estimate now; returns the first one that does not, with its anchor
     /// (reserved in the profile).
@@ -539,13 +555,9 @@ impl EasyD {
     fn backfill(&mut self, view: &View<'_>, decisions: &mut Decisions) -> u32 {
         let now = view.now();
         let reservations = &mut self.reservations;
-        let (mut free, blocked) = reservations.plan(view, decisions);
-        let blocked = match blocked {
-            Some(blocked) => blocked,
-            None => match reservations.start_heads(view, &mut free, decisions) {
-                Some(blocked) => blocked,
-                None => return free,
-            },
+        let (mut free, blocked) = match reservations.plan_and_start_heads(view, decisions) {
+            Ok(planned) => planned,
+            Err(free) => return free,
         };
         let moved = reservations.moved_candidates(blocked).len();
         for index in reservations.moved.len() - moved..reservations.moved.len() {
@@ -685,13 +697,9 @@ impl LosD {
     fn pack(&mut self, view: &View<'_>, decisions: &mut Decisions) -> u32 {
         let now = view.now();
         let reservations = &mut self.reservations;
-        let (mut free, blocked) = reservations.plan(view, decisions);
-        let blocked = match blocked {
-            Some(blocked) => blocked,
-            None => match reservations.start_heads(view, &mut free, decisions) {
-                Some(blocked) => blocked,
-                None => return free,
-            },
+        let (mut free, blocked) = match reservations.plan_and_start_heads(view, decisions) {
+            Ok(planned) => planned,
+            Err(free) => return free,
         };
         let shadow = blocked.anchor();
         let profile = &reservations.profile;
