@@ -115,18 +115,24 @@ impl PackedRecords {
         flag(record.allocated_processors.is_some(), ALLOCATED);
         flag(matches!(cpu, Some(Err(_))), CPU_INTEGER);
         flag(matches!(cpu, Some(Ok(_))), CPU_BITS);
-        flag(record.used_memory.is_some(), USED_MEMORY);
-        flag(record.requested_processors.is_some(), REQUESTED_PROCESSORS);
-        flag(record.requested_time.is_some(), REQUESTED_TIME);
-        flag(record.requested_memory.is_some(), REQUESTED_MEMORY);
-        flag(record.status.is_some(), STATUS);
-        flag(record.user_id.is_some(), USER);
-        flag(record.group_id.is_some(), GROUP);
-        flag(record.executable_number.is_some(), EXECUTABLE);
-        flag(record.queue_number.is_some(), QUEUE);
-        flag(record.partition_number.is_some(), PARTITION);
-        flag(record.preceding_job_number.is_some(), PRECEDING);
-        flag(record.think_time.is_some(), THINK);
+        let tail = record.fields_7_to_18();
+        let tail_bits = [
+            USED_MEMORY,
+            REQUESTED_PROCESSORS,
+            REQUESTED_TIME,
+            REQUESTED_MEMORY,
+            STATUS,
+            USER,
+            GROUP,
+            EXECUTABLE,
+            QUEUE,
+            PARTITION,
+            PRECEDING,
+            THINK,
+        ];
+        for (value, bit) in tail.into_iter().zip(tail_bits) {
+            flag(value.is_some(), bit);
+        }
         flag(record.cwf.is_some(), CWF);
         flag(
             record.cwf.is_some_and(|c| c.requested_start_time.is_some()),
@@ -160,23 +166,7 @@ impl PackedRecords {
             Some(Ok(bits)) => out.extend_from_slice(&bits.to_le_bytes()),
             None => {}
         }
-        for value in [
-            record.used_memory,
-            record.requested_processors,
-            record.requested_time,
-            record.requested_memory,
-            record.status.map(|s| u64::from(s.code())),
-            record.user_id,
-            record.group_id,
-            record.executable_number,
-            record.queue_number,
-            record.partition_number,
-            record.preceding_job_number,
-            record.think_time,
-        ]
-        .into_iter()
-        .flatten()
-        {
+        for value in tail.into_iter().flatten() {
             put(out, value);
         }
         if let Some(cwf) = record.cwf {

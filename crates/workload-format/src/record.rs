@@ -156,6 +156,26 @@ impl JobStatus {
 }
 
 impl Record {
+    /// Fields 7-18 (used memory to think time) in SWF order, the status
+    /// as its code: the integer fields after the average CPU time, as the
+    /// writers emit them.
+    pub(crate) fn fields_7_to_18(&self) -> [Option<u64>; 12] {
+        [
+            self.used_memory,
+            self.requested_processors,
+            self.requested_time,
+            self.requested_memory,
+            self.status.map(|s| u64::from(s.code())),
+            self.user_id,
+            self.group_id,
+            self.executable_number,
+            self.queue_number,
+            self.partition_number,
+            self.preceding_job_number,
+            self.think_time,
+        ]
+    }
+
     /// A record with the given job number and every other field unknown
     /// (an SWF line, not CWF). Convenient for generators and tests.
     pub fn unknown(job_number: u64) -> Self {

@@ -242,20 +242,7 @@ pub(crate) fn format_record(record: &Record, out: &mut Vec<u8>) -> Result<(), Wr
             let _ = write!(out, "{}", value + 0.0);
         }
     }
-    for value in [
-        record.used_memory,
-        record.requested_processors,
-        record.requested_time,
-        record.requested_memory,
-        record.status.map(|s| u64::from(s.code())),
-        record.user_id,
-        record.group_id,
-        record.executable_number,
-        record.queue_number,
-        record.partition_number,
-        record.preceding_job_number,
-        record.think_time,
-    ] {
+    for value in record.fields_7_to_18() {
         out.push(b' ');
         push_option(out, value);
     }
