@@ -93,6 +93,8 @@ pub struct Backfill {
     conservative_counters: ConservativeCounters,
     /// The jobs started in the last call (they left the sorted queue).
     last_starts: Vec<JobId>,
+    /// Conservative: full windows found since compression last moved a job.
+    windows: WindowMemo,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +146,7 @@ impl Backfill {
             conservative: ConservativeState::default(),
             conservative_counters: ConservativeCounters::default(),
             last_starts: Vec::new(),
+            windows: WindowMemo::default(),
         }
     }
 
@@ -454,17 +457,51 @@ impl Backfill {
         }
         if compress {
             self.conservative_counters.compressions += 1;
+            self.windows.clear();
             for &id in queue {
                 let Some(at) = self.reservations[id.index()] else {
                     continue;
                 };
                 self.conservative_counters.visited += 1;
                 let (size, estimate) = (view.job(id).size, view.estimate(id));
-                if let Some(anchor) = self.profile.earliest_start_before(size, estimate, at) {
+                // A job can start earlier exactly when it can slide back
+                // from its reservation (room just before it: its own slot
+                // covers the rest of the window) or a whole window fits
+                // before it. Whole windows depend on the profile, the size
+                // and the estimate only: job arrays ask the same question
+                // many times between two moves, answered once.
+                let slides_back = at > self.profile.start() && self.profile.free_at(at - 1) >= size;
+                let movable = slides_back
+                    || self
+                        .windows
+                        .full_start_before(
+                            &mut self.profile,
+                            &mut self.conservative_counters.searched,
+                            size,
+                            estimate,
+                            at,
+                        )
+                        .is_some();
+                if !movable {
+                    debug_assert_eq!(
+                        self.profile.earliest_start_before(size, estimate, at),
+                        None,
+                        "conservative: job {id:?} judged unable to move could"
+                    );
+                    continue;
+                }
+                self.conservative_counters.searched += 1;
+                let anchor = self.profile.earliest_start_before(size, estimate, at);
+                debug_assert!(
+                    anchor.is_some(),
+                    "conservative: job {id:?} judged movable could not"
+                );
+                if let Some(anchor) = anchor {
                     self.conservative_counters.moved += 1;
                     self.profile.release(at, at + estimate, size);
                     self.profile.reserve(anchor, anchor + estimate, size);
                     self.reservations[id.index()] = Some(anchor);
+                    self.windows.clear();
                 }
             }
         }
@@ -546,6 +583,80 @@ impl Backfill {
     }
 }
 
+/// Whole windows found by compression since it last moved a job (the
+/// profile has not changed since), by size and estimate: job arrays put
+/// many jobs of one shape in a row.
+#[derive(Debug, Clone, Default)]
+struct WindowMemo {
+    entries: [WindowEntry; WINDOW_MEMO_ENTRIES],
+    len: usize,
+    /// The entry to replace next when all are used.
+    next: usize,
+}
+
+/// Shapes remembered between two moves; past this many, the oldest goes.
+const WINDOW_MEMO_ENTRIES: usize = 8;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct WindowEntry {
+    size: u32,
+    duration: Time,
+    /// The search looked for windows starting before this time...
+    searched_before: Time,
+    /// ... and found this earliest one (then the earliest of all).
+    found: Option<Time>,
+}
+
+impl WindowMemo {
+    fn clear(&mut self) {
+        self.len = 0;
+        self.next = 0;
+    }
+
+    /// The earliest anchor before `limit` where `size` processors stay free
+    /// for all of `duration`, remembered or searched (counting searches).
+    fn full_start_before(
+        &mut self,
+        profile: &mut Profile,
+        searches: &mut u64,
+        size: u32,
+        duration: Time,
+        limit: Time,
+    ) -> Option<Time> {
+        let remembered = self.entries[..self.len]
+            .iter_mut()
+            .find(|entry| entry.size == size && entry.duration == duration);
+        if let Some(entry) = remembered {
+            match entry.found {
+                Some(time) => return Some(time).filter(|&time| time < limit),
+                None if limit <= entry.searched_before => return None,
+                None => {
+                    *searches += 1;
+                    entry.found = profile.earliest_full_start_before(size, duration, limit);
+                    entry.searched_before = limit;
+                    return entry.found;
+                }
+            }
+        }
+        *searches += 1;
+        let found = profile.earliest_full_start_before(size, duration, limit);
+        let entry = WindowEntry {
+            size,
+            duration,
+            searched_before: limit,
+            found,
+        };
+        if self.len < WINDOW_MEMO_ENTRIES {
+            self.entries[self.len] = entry;
+            self.len += 1;
+        } else {
+            self.entries[self.next] = entry;
+            self.next = (self.next + 1) % WINDOW_MEMO_ENTRIES;
+        }
+        found
+    }
+}
+
 /// What conservative backfilling keeps between calls to follow the events
 /// in its profile instead of rebuilding it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -572,6 +683,11 @@ struct ConservativeCounters {
     compressions: u64,
     /// Reservations examined by compressions.
     visited: u64,
+    /// Profile searches they made (for whole windows, or for the anchor
+    /// of a job that moves); the other examinations were answered by an
+    /// earlier search since the last move, or by the slot just before the
+    /// reservation.
+    searched: u64,
     /// Reservations moved earlier by compressions.
     moved: u64,
 }
@@ -590,6 +706,7 @@ impl Policy for Backfill {
             ("profile_rebuilds", counters.rebuilds),
             ("compressions", counters.compressions),
             ("compression_visits", counters.visited),
+            ("compression_searches", counters.searched),
             ("compression_moves", counters.moved),
         ]
     }

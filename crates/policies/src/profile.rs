@@ -65,6 +65,29 @@ impl Profile {
             size,
             duration,
             at,
+            true,
+        )
+    }
+
+    /// The earliest anchor before `limit` at which `size` processors stay
+    /// free for the whole of `duration` (at least 1 s), if any: the windows
+    /// that [`earliest_start_before`](Self::earliest_start_before) finds
+    /// for a reservation at `limit` or later, less those that reach into
+    /// it.
+    pub(crate) fn earliest_full_start_before(
+        &mut self,
+        size: u32,
+        duration: Time,
+        limit: Time,
+    ) -> Option<Time> {
+        self.index.refresh(self.inner.step_slices().1);
+        self.index.earliest_fit_before(
+            self.inner.step_slices(),
+            self.inner.start(),
+            size,
+            duration,
+            limit,
+            false,
         )
     }
 
@@ -97,6 +120,11 @@ impl Profile {
         free.iter()
             .position(|&f| f < first)
             .map_or((Time::MAX, first), |step| (times[step], free[step]))
+    }
+
+    /// The profile's start (the time of the last call).
+    pub(crate) fn start(&self) -> Time {
+        self.inner.start()
     }
 
     /// Processors free at `time` (not before the profile's start).
@@ -190,7 +218,8 @@ impl StepIndex {
     }
 
     /// The earliest anchor `t` in `[from, limit)` (`from` or a step start)
-    /// with `size` processors free over `[t, min(t + duration, limit))`.
+    /// with `size` processors free over `[t, min(t + duration, limit))`,
+    /// or over all of `[t, t + duration)` unless `truncate`.
     fn earliest_fit_before(
         &self,
         (times, free): (&[Time], &[u32]),
@@ -198,6 +227,7 @@ impl StepIndex {
         size: u32,
         duration: Time,
         limit: Time,
+        truncate: bool,
     ) -> Option<Time> {
         // Searches start at the profile's start, its first step: no binary
         // search needed (it cost a fifth of a long compression).
@@ -212,7 +242,12 @@ impl StepIndex {
             if anchor >= limit {
                 return None;
             }
-            let end = anchor.saturating_add(duration.max(1)).min(limit);
+            let full_end = anchor.saturating_add(duration.max(1));
+            let end = if truncate {
+                full_end.min(limit)
+            } else {
+                full_end
+            };
             match self.first(free, candidate + 1, size, false) {
                 Some(dip) if times[dip] < end => candidate = dip + 1,
                 _ => return Some(anchor),
