@@ -186,34 +186,44 @@ impl StepIndex {
         self.valid_blocks = self.valid_blocks.min(step / BLOCK);
     }
 
+    /// Sizes the summaries for `free`, keeping the valid prefix; the stale
+    /// blocks are summarized when a search first reaches them (after a
+    /// change, most searches stop long before the profile's end).
     fn refresh(&mut self, free: &[u32]) {
         let blocks = free.len().div_ceil(BLOCK);
         self.min.resize(blocks, 0);
         self.max.resize(blocks, 0);
-        for b in self.valid_blocks.min(blocks)..blocks {
+        self.valid_blocks = self.valid_blocks.min(blocks);
+    }
+
+    /// Summarizes the stale blocks up to and including `block`.
+    fn summarize_to(&mut self, free: &[u32], block: usize) {
+        for b in self.valid_blocks..=block {
             let chunk = &free[b * BLOCK..free.len().min((b + 1) * BLOCK)];
             self.min[b] = chunk.iter().copied().min().unwrap_or(0);
             self.max[b] = chunk.iter().copied().max().unwrap_or(0);
         }
-        self.valid_blocks = blocks;
+        self.valid_blocks = self.valid_blocks.max(block + 1);
     }
 
     /// The first step at or after `from` with at least `size` free
     /// (`at_least`), or with fewer than `size` free.
-    fn first(&self, free: &[u32], from: usize, size: u32, at_least: bool) -> Option<usize> {
+    fn first(&mut self, free: &[u32], from: usize, size: u32, at_least: bool) -> Option<usize> {
         let hit = |f: u32| (f >= size) == at_least;
-        let block_hit = |b: usize| {
+        let block_end = free.len().min((from / BLOCK + 1) * BLOCK);
+        if let Some(i) = (from..block_end).find(|&i| hit(free[i])) {
+            return Some(i);
+        }
+        let b = (from / BLOCK + 1..self.min.len()).find(|&b| {
+            if b >= self.valid_blocks {
+                self.summarize_to(free, b);
+            }
             if at_least {
                 self.max[b] >= size
             } else {
                 self.min[b] < size
             }
-        };
-        let block_end = free.len().min((from / BLOCK + 1) * BLOCK);
-        if let Some(i) = (from..block_end).find(|&i| hit(free[i])) {
-            return Some(i);
-        }
-        let b = (from / BLOCK + 1..self.min.len()).find(|&b| block_hit(b))?;
+        })?;
         (b * BLOCK..free.len().min((b + 1) * BLOCK)).find(|&i| hit(free[i]))
     }
 
@@ -221,7 +231,7 @@ impl StepIndex {
     /// with `size` processors free over `[t, min(t + duration, limit))`,
     /// or over all of `[t, t + duration)` unless `truncate`.
     fn earliest_fit_before(
-        &self,
+        &mut self,
         (times, free): (&[Time], &[u32]),
         from: Time,
         size: u32,
