@@ -395,15 +395,19 @@ impl Backfill {
     /// unseen). In
     /// debug builds every followed profile is checked against a rebuilt one.
     ///
-    /// Compression visits the queue in order; a job that cannot move is
-    /// skipped without touching the profile (see
-    /// [`Profile::earliest_start_before`]). A compression costs, per
-    /// waiting job, the windows with room for it before its reservation
-    /// (blocks of 64 steps without room are skipped at once), plus
-    /// O(steps) per job that moves: O(queue x windows + moved x steps),
-    /// not O((1 + moved) log n), since a job that cannot move is still
-    /// visited. The counters (`compression_visits`, `compression_moves`)
-    /// show both terms.
+    /// Compression visits the queue in order. A job can move exactly when
+    /// the slot just before its reservation has room for it (its own slot
+    /// covers the rest of the window) or a whole window fits before it;
+    /// whole windows depend only on the profile, the job's size and its
+    /// estimate, so the searches since the last move are remembered by
+    /// shape ([`WindowMemo`]) and job arrays of one shape cost one search.
+    /// A search skips blocks of 64 steps without room, and a block is
+    /// summarized again only when a search reaches it after a change. A
+    /// compression costs a lookup per waiting job (a binary search and the
+    /// memo), a search per new shape between two moves, and O(steps) per
+    /// job that moves: still O(queue) per compression, not
+    /// O((1 + moved) log n). The counters (`compression_visits`,
+    /// `compression_searches`, `compression_moves`) show the three terms.
     fn schedule_conservative(
         &mut self,
         view: &View<'_>,
