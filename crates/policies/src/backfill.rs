@@ -395,12 +395,14 @@ impl Backfill {
     /// unseen). In
     /// debug builds every followed profile is checked against a rebuilt one.
     ///
-    /// Compression visits the queue in order. A job can move exactly when
-    /// the slot just before its reservation has room for it (its own slot
-    /// covers the rest of the window) or a whole window fits before it;
-    /// whole windows depend only on the profile, the job's size and its
-    /// estimate, so the searches since the last move are remembered by
-    /// shape ([`WindowMemo`]) and job arrays of one shape cost one search.
+    /// Compression visits the queue in order. A job with room just before
+    /// its reservation slides back (its own slot covers the rest of the
+    /// window), found by a search; any other job moves to the earliest
+    /// whole window before its reservation, if there is one
+    /// ([`Profile::slides_back`]). Whole windows depend only on the
+    /// profile, the job's size and its estimate, so the searches since the
+    /// last move are remembered by shape ([`WindowMemo`]) and job arrays of
+    /// one shape cost one search.
     /// A search skips blocks of 64 steps without room, and a block is
     /// summarized again only when a search reaches it after a change. A
     /// compression costs a lookup per waiting job (a binary search and the
@@ -468,37 +470,28 @@ impl Backfill {
                 };
                 self.conservative_counters.visited += 1;
                 let (size, estimate) = (view.job(id).size, view.estimate(id));
-                // A job can start earlier exactly when it can slide back
-                // from its reservation (room just before it: its own slot
-                // covers the rest of the window) or a whole window fits
-                // before it. Whole windows depend on the profile, the size
-                // and the estimate only: job arrays ask the same question
-                // many times between two moves, answered once.
-                let slides_back = at > self.profile.start() && self.profile.free_at(at - 1) >= size;
-                let movable = slides_back
-                    || self
-                        .windows
-                        .full_start_before(
-                            &mut self.profile,
-                            &mut self.conservative_counters.searched,
-                            size,
-                            estimate,
-                            at,
-                        )
-                        .is_some();
-                if !movable {
-                    debug_assert_eq!(
-                        self.profile.earliest_start_before(size, estimate, at),
-                        None,
-                        "conservative: job {id:?} judged unable to move could"
-                    );
-                    continue;
-                }
-                self.conservative_counters.searched += 1;
-                let anchor = self.profile.earliest_start_before(size, estimate, at);
-                debug_assert!(
-                    anchor.is_some(),
-                    "conservative: job {id:?} judged movable could not"
+                // A job that can slide back from its reservation (room
+                // just before it) needs the search for how far. Otherwise
+                // its anchor is the earliest whole window before it, which
+                // depends on the profile, the size and the estimate only:
+                // job arrays ask it many times between two moves, answered
+                // once.
+                let anchor = if self.profile.slides_back(size, at) {
+                    self.conservative_counters.searched += 1;
+                    self.profile.earliest_start_before(size, estimate, at)
+                } else {
+                    self.windows.full_start_before(
+                        &mut self.profile,
+                        &mut self.conservative_counters.searched,
+                        size,
+                        estimate,
+                        at,
+                    )
+                };
+                debug_assert_eq!(
+                    anchor,
+                    self.profile.earliest_start_before(size, estimate, at),
+                    "conservative: the shortcut and the search disagree for job {id:?}"
                 );
                 if let Some(anchor) = anchor {
                     self.conservative_counters.moved += 1;
@@ -687,10 +680,10 @@ struct ConservativeCounters {
     compressions: u64,
     /// Reservations examined by compressions.
     visited: u64,
-    /// Profile searches they made (for whole windows, or for the anchor
-    /// of a job that moves); the other examinations were answered by an
-    /// earlier search since the last move, or by the slot just before the
-    /// reservation.
+    /// Profile searches they made: for a whole window of a shape not seen
+    /// since the last move, or for how far a job with room just before its
+    /// reservation slides back; the other examinations were answered by an
+    /// earlier search since the last move.
     searched: u64,
     /// Reservations moved earlier by compressions.
     moved: u64,
@@ -759,5 +752,44 @@ impl Policy for Backfill {
         self.sorted = sorted;
         self.last_starts.clear();
         self.last_starts.extend_from_slice(decisions.starts());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The memo answers every sequence of questions as a fresh search
+        /// would, shapes repeated, limits rising and falling, more shapes
+        /// than it holds.
+        #[test]
+        fn window_memo_equals_searching(
+            free_now in 0u32..30,
+            ends in proptest::collection::vec((1i64..600, 1u32..4), 0..60),
+            reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..80),
+            questions in proptest::collection::vec((1u32..12, 1i64..12, 0i64..900), 1..60),
+        ) {
+            let mut profile = Profile::default();
+            profile.reset(0, free_now, ends.iter().copied());
+            for &(at, length, size) in &reservations {
+                if profile.fits(at, size, length) {
+                    profile.reserve(at, at + length, size);
+                }
+            }
+            let mut memo = WindowMemo::default();
+            let mut searches = 0;
+            for &(size, shape, limit) in &questions {
+                // 11 durations: more shapes than the memo's 8 entries.
+                let duration = shape * 10;
+                let remembered = memo.full_start_before(&mut profile, &mut searches, size, duration, limit);
+                let searched = profile.earliest_full_start_before(size, duration, limit);
+                prop_assert_eq!(remembered, searched);
+            }
+            prop_assert!(searches <= questions.len() as u64);
+        }
     }
 }

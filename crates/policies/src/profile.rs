@@ -58,15 +58,7 @@ impl Profile {
         duration: Time,
         at: Time,
     ) -> Option<Time> {
-        self.index.refresh(self.inner.step_slices().1);
-        self.index.earliest_fit_before(
-            self.inner.step_slices(),
-            self.inner.start(),
-            size,
-            duration,
-            at,
-            true,
-        )
+        self.search_before(size, duration, at, true)
     }
 
     /// The earliest anchor before `limit` at which `size` processors stay
@@ -80,14 +72,36 @@ impl Profile {
         duration: Time,
         limit: Time,
     ) -> Option<Time> {
-        self.index.refresh(self.inner.step_slices().1);
+        self.search_before(size, duration, limit, false)
+    }
+
+    /// Whether a job of `size` processors reserved at `at` could start a
+    /// little earlier: `size` processors are free just before `at` (its own
+    /// reservation covers the rest of any window). When it cannot, the
+    /// earliest anchor of [`earliest_start_before`](Self::earliest_start_before)
+    /// is that of [`earliest_full_start_before`](Self::earliest_full_start_before):
+    /// a window reaching into `at` would need that room.
+    pub(crate) fn slides_back(&self, size: u32, at: Time) -> bool {
+        at > self.inner.start() && self.inner.free_at(at - 1) >= size
+    }
+
+    /// Windows from the profile's start to `limit`, truncated at `limit` or
+    /// whole, through the block summaries.
+    fn search_before(
+        &mut self,
+        size: u32,
+        duration: Time,
+        limit: Time,
+        truncate: bool,
+    ) -> Option<Time> {
+        self.index.resize(self.inner.step_slices().1);
         self.index.earliest_fit_before(
             self.inner.step_slices(),
             self.inner.start(),
             size,
             duration,
             limit,
-            false,
+            truncate,
         )
     }
 
@@ -120,11 +134,6 @@ impl Profile {
         free.iter()
             .position(|&f| f < first)
             .map_or((Time::MAX, first), |step| (times[step], free[step]))
-    }
-
-    /// The profile's start (the time of the last call).
-    pub(crate) fn start(&self) -> Time {
-        self.inner.start()
     }
 
     /// Processors free at `time` (not before the profile's start).
@@ -189,7 +198,7 @@ impl StepIndex {
     /// Sizes the summaries for `free`, keeping the valid prefix; the stale
     /// blocks are summarized when a search first reaches them (after a
     /// change, most searches stop long before the profile's end).
-    fn refresh(&mut self, free: &[u32]) {
+    fn resize(&mut self, free: &[u32]) {
         let blocks = free.len().div_ceil(BLOCK);
         self.min.resize(blocks, 0);
         self.max.resize(blocks, 0);
@@ -377,6 +386,14 @@ mod tests {
             slow.release(at, at + length, size);
             let anchor = slow.earliest_start(size, length).filter(|&t| t < at);
             prop_assert_eq!(fast, anchor);
+            // Compression's shortcut: room just before the reservation, or
+            // else the earliest whole window, is the same answer.
+            let full = profile.earliest_full_start_before(size, length, at);
+            if profile.slides_back(size, at) {
+                prop_assert!(fast.is_some());
+            } else {
+                prop_assert_eq!(fast, full);
+            }
         }
     }
 }
