@@ -46,14 +46,18 @@
 //! another as they wait. Their scores are lines in t, and the queue follows
 //! the highest with a kinetic tournament (`crate::kinetic`): a pick costs
 //! O(log n) per overtaking since the last pick instead of a scan of the
-//! queue.
+//! queue. The scores are computed as the formulas read, the wait divided
+//! by p̄_j (f3: p̄_j m_j) first, never as `intercept + slope t`: jobs of a
+//! group whose waits stand in the same ratio to their estimates (areas)
+//! have equal scores, and they must tie to the last bit so that the
+//! tie rule (submission, then id) orders them, not a rounding.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 use schedsim_sim_core::{JobId, Time};
 
-use crate::kinetic::Tournament;
+use crate::kinetic::{Growth, Tournament};
 use serde::{Deserialize, Serialize};
 
 /// The number of user groups the criteria weigh (the paper's Table II).
@@ -324,30 +328,29 @@ impl SortingCriterion {
         if self.criterion.group_order_is_fixed() {
             self.fixed_key(job) + self.slope(job.group()) * now as f64
         } else {
-            let (intercept, slope) = self.line(job);
-            intercept + slope * now as f64
+            self.growth(job).at(now - job.submit)
         }
     }
 
-    /// f1, f3: the score as a line in t, `intercept + slope * t`, with
-    /// `slope = w_i a / p̄_j` (f3: `w_i a / (p̄_j m_j)`) and `intercept =
-    /// w_i (K_i + b p̄_j / m_j) - slope r_j` (f3: `w_i K_i - slope r_j`):
-    /// the paper's formula with the products distributed, so that the
-    /// queue can follow the top line as time passes (`crate::kinetic`).
-    fn line(&self, job: &GreedyJob) -> (f64, f64) {
+    /// f1, f3: the score as a function of the wait, `w_i (base + a (t -
+    /// r_j) / divisor)`, with base `K_i + b (p̄_j / m_j)` and divisor p̄_j
+    /// (f3: base K_i, divisor p̄_j m_j). [`Growth::at`] divides the wait
+    /// first, so that equal scores in the paper's arithmetic are equal f64
+    /// (see the module docs); the queue follows it as a line in t
+    /// (`crate::kinetic`).
+    fn growth(&self, job: &GreedyJob) -> Growth {
         let p = &self.params;
         let i = job.group() - 1;
-        let (base, slope) = match self.criterion {
-            Criterion::F1 => (
-                p.w[i] * (p.k[i] + p.b * job.estimate() / job.size()),
-                p.w[i] * p.a / job.estimate(),
-            ),
-            _ => (
-                p.w[i] * p.k[i],
-                p.w[i] * p.a / (job.estimate() * job.size()),
-            ),
+        let (base, divisor) = match self.criterion {
+            Criterion::F1 => (p.k[i] + p.b * (job.estimate() / job.size()), job.estimate()),
+            _ => (p.k[i], job.estimate() * job.size()),
         };
-        (base - slope * job.submit as f64, slope)
+        Growth {
+            w: p.w[i],
+            base,
+            a: p.a,
+            divisor,
+        }
     }
 
     /// f2, f4: w_i (K_i - a r_j + b g_j), the part of the score that does
@@ -419,7 +422,7 @@ pub struct GreedyQueue {
     criterion: SortingCriterion,
     /// The waiting jobs, densely (f1 and f3 scan them all per pick).
     entries: Vec<(JobId, GreedyJob)>,
-    /// f1, f3: the jobs' score lines, in a kinetic tournament.
+    /// f1, f3: the jobs' scores, lines in t, in a kinetic tournament.
     lines: Tournament,
     /// Per job index, its place in `entries` (`ABSENT` if not waiting).
     position: Vec<u32>,
@@ -461,8 +464,7 @@ impl GreedyQueue {
                 let entry = (Descending(criterion.fixed_key(&job)), job.submit, id);
                 self.groups[job.group() - 1].insert(entry);
             } else {
-                let (intercept, slope) = criterion.line(&job);
-                self.lines.insert(id, intercept, slope, job.submit);
+                self.lines.insert(id, criterion.growth(&job), job.submit);
             }
         }
     }
@@ -496,8 +498,8 @@ impl GreedyQueue {
         if self.criterion.criterion.group_order_is_fixed() {
             self.groups[job.group() - 1].insert(self.group_entry(id, &job));
         } else {
-            let (intercept, slope) = self.criterion.line(&job);
-            self.lines.insert(id, intercept, slope, job.submit);
+            self.lines
+                .insert(id, self.criterion.growth(&job), job.submit);
         }
         if self.position.len() <= id.index() {
             self.position.resize(id.index() + 1, ABSENT);
@@ -775,6 +777,83 @@ mod tests {
         assert!(error.to_string().contains("parameter a is 2"), "{error}");
         let no_b = r#"{"criterion":"f3","a":1,"w":[1,1,1,1,1],"k":[0,0,0,0,0]}"#;
         assert!(serde_json::from_str::<SortingCriterion>(no_b).is_ok());
+    }
+
+    #[test]
+    fn parameter_files_read_back_the_very_values_written() {
+        // serde_json's default float parser reads 0.18931377678474398 (the
+        // shortest text of that f64) one ulp low, as 0.189313776784744;
+        // the crate turns on float_roundtrip, so a policy built from a
+        // parameter file runs with exactly the parameters written.
+        let w = 0.18931377678474398;
+        let f3 = SortingCriterion::new(
+            Criterion::F3,
+            CriterionParams {
+                a: 0.5264271495939606,
+                b: 0.0,
+                w: [w, 0.0, 0.0, 0.0, 0.0],
+                k: [4.629659526637308, 0.0, 0.0, 0.0, 0.0],
+            },
+        )
+        .unwrap();
+        let json = serde_json::to_string(&f3).unwrap();
+        assert!(json.contains("0.18931377678474398"), "{json}");
+        let back: SortingCriterion = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.params().w[0].to_bits(), w.to_bits());
+        assert_eq!(back, f3);
+    }
+
+    #[test]
+    fn equal_f1_and_f3_scores_tie_to_the_last_bit() {
+        // f3 in group 1: w_1 (K_1 + a (t - r) / (p m)). At t = 54, job A
+        // (r = 10, p = 10, m = 16) has waited 44 / 160 and job B (r = 32,
+        // p = 40, m = 2) 22 / 80: both 0.275, equal scores, so A (earlier
+        // submission) goes first. Written as a line, `w_1 K_1 - slope r +
+        // slope t`, B came out one ulp higher.
+        let criterion = SortingCriterion::new(
+            Criterion::F3,
+            CriterionParams {
+                a: 0.5264271495939606,
+                b: 0.0,
+                w: [0.18931377678474398, 0.0, 0.0, 0.0, 0.0],
+                k: [4.629659526637308, 0.0, 0.0, 0.0, 0.0],
+            },
+        )
+        .unwrap();
+        let a = GreedyJob::new(1, 10, 10, 16).unwrap();
+        let b = GreedyJob::new(1, 32, 40, 2).unwrap();
+        assert_eq!(criterion.score(&a, 54), criterion.score(&b, 54));
+        assert!(criterion.score(&a, 53) > criterion.score(&b, 53));
+        assert!(criterion.score(&a, 55) < criterion.score(&b, 55));
+        let mut queue = GreedyQueue::new(criterion);
+        // B has the smaller id: only the submission puts A first at 54.
+        queue.insert(JobId(1), a);
+        queue.insert(JobId(0), b);
+        assert_eq!(queue.top(10), Some(JobId(1)));
+        assert_eq!(queue.top(32), Some(JobId(1)));
+        assert_eq!(queue.top(54), Some(JobId(1)));
+        assert_eq!(queue.ordered(54), [JobId(1), JobId(0)]);
+        assert_eq!(queue.top(55), Some(JobId(0)));
+        // f1 in the same way: w_1 (K_1 + a (t - r) / p + b p / m), with
+        // equal p / m (4 / 2 and 2 / 1) and, at t = 54, waits 44 / 4 and
+        // 22 / 2, both 11.
+        let f1 = SortingCriterion::new(
+            Criterion::F1,
+            CriterionParams {
+                b: 0.3,
+                ..*criterion.params()
+            },
+        )
+        .unwrap();
+        let c = GreedyJob::new(1, 10, 4, 2).unwrap();
+        let d = GreedyJob::new(1, 32, 2, 1).unwrap();
+        assert_eq!(f1.score(&c, 54), f1.score(&d, 54));
+        let mut queue = GreedyQueue::new(f1);
+        queue.insert(JobId(1), c);
+        queue.insert(JobId(0), d);
+        assert_eq!(queue.top(32), Some(JobId(1)));
+        assert_eq!(queue.top(54), Some(JobId(1)));
+        assert_eq!(queue.top(55), Some(JobId(0)));
     }
 
     #[test]

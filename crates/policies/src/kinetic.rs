@@ -12,11 +12,21 @@
 //! (Basch, Guibas and Hershberger's kinetic tournament). Insertion and
 //! removal redo one leaf-to-root path.
 //!
+//! A line is given in the criteria's own form, `w (base + a (t - r) / d)`
+//! ([`Growth`]), and scores are evaluated in that form, the wait divided
+//! first: two jobs whose scores are equal as real numbers (the same w,
+//! base and a, and waits in the same ratio to their divisors) get the very
+//! same f64, so they tie and go by submission then id, as the criteria
+//! say. Distributing the products into `intercept + slope t` would round
+//! the two differently and let one ulp decide.
+//!
 //! Certificates err early, never late: the crossing time is computed in
-//! floating point, rounded down and moved one second earlier, and an
-//! expired certificate is re-checked by comparing the two scores exactly as
-//! a full sort does (score descending, then submission, then id). A query
-//! earlier than the last one rebuilds the tree at that time.
+//! floating point, moved earlier by a bound on the rounding of the scores
+//! and the crossing (it matters only for nearly parallel lines), rounded
+//! down and moved one second earlier, and an expired certificate is
+//! re-checked by comparing the two scores exactly as a full sort does
+//! (score descending, then submission, then id). A query earlier than the
+//! last one rebuilds the tree at that time.
 
 use std::cmp::Ordering;
 
@@ -28,18 +38,61 @@ const NONE: u32 = u32::MAX;
 /// A certificate that never expires.
 const NEVER: Time = Time::MAX;
 
-/// One job's line: score(t) = `intercept + slope * t`.
+/// A score that grows linearly with the wait: `w (base + a wait /
+/// divisor)` (f1: base = K_i + b p̄_j / m_j, divisor p̄_j; f3: base = K_i,
+/// divisor p̄_j m_j).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Growth {
+    /// The group's weight w_i.
+    pub(crate) w: f64,
+    /// The part that does not grow.
+    pub(crate) base: f64,
+    /// The weight a of the wait.
+    pub(crate) a: f64,
+    /// What the wait is divided by.
+    pub(crate) divisor: f64,
+}
+
+impl Growth {
+    /// The score after `wait` seconds. The wait is divided first: waits
+    /// and divisors are integers, so equal ratios give the same quotient
+    /// (a correctly rounded division of the same rational), and the rest is
+    /// the same arithmetic on the same values.
+    pub(crate) fn at(&self, wait: Time) -> f64 {
+        self.w * (self.base + self.a * (wait as f64 / self.divisor))
+    }
+
+    /// How fast the score grows, per second.
+    fn slope(&self) -> f64 {
+        self.w * self.a / self.divisor
+    }
+}
+
+/// One job's line: score(t) = `growth.at(t - submit)`.
 #[derive(Debug, Clone, Copy)]
 struct Line {
-    intercept: f64,
+    growth: Growth,
+    /// The score at submission, w base.
+    start: f64,
+    /// Its growth per second (for certificates only).
     slope: f64,
     submit: Time,
     id: JobId,
 }
 
 impl Line {
+    fn new(id: JobId, growth: Growth, submit: Time) -> Self {
+        Self {
+            growth,
+            start: growth.at(0),
+            slope: growth.slope(),
+            submit,
+            id,
+        }
+    }
+
     fn score(&self, t: Time) -> f64 {
-        self.intercept + self.slope * t as f64
+        self.growth.at(t - self.submit)
     }
 }
 
@@ -95,14 +148,10 @@ impl Tournament {
         self.slots.len()
     }
 
-    /// Adds job `id`'s line `intercept + slope * t` (it must not be in).
-    pub(crate) fn insert(&mut self, id: JobId, intercept: f64, slope: f64, submit: Time) {
-        let line = Line {
-            intercept,
-            slope,
-            submit,
-            id,
-        };
+    /// Adds job `id`, submitted at `submit`, whose score grows as `growth`
+    /// (it must not be in).
+    pub(crate) fn insert(&mut self, id: JobId, growth: Growth, submit: Time) {
+        let line = Line::new(id, growth, submit);
         if self.free.is_empty() {
             self.grow();
         }
@@ -234,34 +283,59 @@ impl Tournament {
 
 /// The first second after `t` at which `loser` may overtake `winner`,
 /// early by at least a second: never if its slope is not larger.
+///
+/// The crossing is counted from the winner's submission, x seconds after
+/// it: `start_w + slope_w x = start_l + slope_l (x + submit_w - submit_l)`,
+/// so that only score-sized values are subtracted (no products of a slope
+/// and an absolute time, which would cancel). It is then moved earlier by
+/// a generous bound on the rounding of the two scores and of x itself
+/// (relative to the slopes' difference, so negligible unless the lines are
+/// nearly parallel).
 fn expiry(winner: &Line, loser: &Line, t: Time) -> Time {
     if loser.slope <= winner.slope {
         return NEVER;
     }
-    let crossing = (winner.intercept - loser.intercept) / (loser.slope - winner.slope);
-    if !crossing.is_finite() || crossing >= 9.0e15 {
+    let closing = loser.slope - winner.slope;
+    let lead = loser.slope * (winner.submit - loser.submit) as f64;
+    let x = (winner.start - loser.start - lead) / closing;
+    let scale = winner.start.abs()
+        + loser.start.abs()
+        + lead.abs()
+        + (winner.slope.abs() + loser.slope.abs()) * x.abs();
+    let early = x - 16.0 * f64::EPSILON * scale / closing;
+    if !early.is_finite() || early >= 9.0e15 {
         return NEVER;
     }
-    (crossing.floor() as Time - 1).max(t + 1)
+    // `as` saturates; a crossing before `t` is re-checked at `t + 1`.
+    winner
+        .submit
+        .saturating_add(early.floor() as Time)
+        .saturating_sub(1)
+        .max(t + 1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The score `base + slope (t - submit)`.
+    fn growth(base: f64, slope: f64) -> Growth {
+        Growth {
+            w: 1.0,
+            base,
+            a: slope,
+            divisor: 1.0,
+        }
+    }
+
     /// The full sort's first at `t`.
-    fn naive(lines: &[(f64, f64, Time)], alive: &[bool], t: Time) -> Option<JobId> {
+    fn naive(lines: &[(Growth, Time)], alive: &[bool], t: Time) -> Option<JobId> {
         let mut best: Option<Line> = None;
-        for (i, &(intercept, slope, submit)) in lines.iter().enumerate() {
+        for (i, &(growth, submit)) in lines.iter().enumerate() {
             if !alive[i] {
                 continue;
             }
-            let line = Line {
-                intercept,
-                slope,
-                submit,
-                id: JobId(i as u32),
-            };
+            let line = Line::new(JobId(i as u32), growth, submit);
             if best.is_none_or(|b| ranks_before(&line, &b, t)) {
                 best = Some(line);
             }
@@ -274,9 +348,9 @@ mod tests {
         // Job 0: 100 + 0 t, job 1: 0 + 1 t (overtakes at t = 100), job 2:
         // -300 + 2 t (overtakes job 1 at 300, job 0 at 200).
         let mut tournament = Tournament::default();
-        tournament.insert(JobId(0), 100.0, 0.0, 0);
-        tournament.insert(JobId(1), 0.0, 1.0, 0);
-        tournament.insert(JobId(2), -300.0, 2.0, 0);
+        tournament.insert(JobId(0), growth(100.0, 0.0), 0);
+        tournament.insert(JobId(1), growth(0.0, 1.0), 0);
+        tournament.insert(JobId(2), growth(-300.0, 2.0), 0);
         assert_eq!(tournament.top(0), Some(JobId(0)));
         // At 100 jobs 0 and 1 tie at 100 (and job 2 has -100): id 0 first.
         assert_eq!(tournament.top(100), Some(JobId(0)));
@@ -312,11 +386,11 @@ mod tests {
                 0 | 1 => {
                     let slope = next(100) as f64 / 1000.0;
                     let submit = t - next(20) as Time;
-                    let intercept = next(5) as f64 - slope * submit as f64;
+                    let line = growth(next(5) as f64, slope);
                     let id = JobId(lines.len() as u32);
-                    lines.push((intercept, slope, submit));
+                    lines.push((line, submit));
                     alive.push(true);
-                    tournament.insert(id, intercept, slope, submit);
+                    tournament.insert(id, line, submit);
                 }
                 _ => {
                     if let Some(id) = naive(&lines, &alive, t) {

@@ -271,6 +271,90 @@ fn criteria_by_hand() {
     assert_eq!(score(Criterion::F4, params), 26.625);
 }
 
+/// The shrunk case of `greedy_equals_sorting_everything_at_every_call`
+/// kept in greedy.proptest-regressions (one call per timestamp): f3 with
+/// only group 1 weighted, and two group-1 jobs whose scores become equal,
+/// as real numbers, at the very second the machine frees up.
+#[test]
+fn equal_f3_scores_go_by_submission() {
+    let criterion = SortingCriterion::new(
+        Criterion::F3,
+        CriterionParams {
+            a: 0.5264271495939606,
+            b: 0.0,
+            w: [0.18931377678474398, 0.0, 0.0, 0.0, 0.0],
+            k: [4.629659526637308, 0.0, 0.0, 0.0, 0.0],
+        },
+    )
+    .unwrap();
+    // Jobs 0-24 as (submit, size, estimate, runtime), user = number % 7 as
+    // in `workload()`; 16 processors.
+    let spec = |n: u64| match n {
+        0 => (10, 16, 10, 8),
+        1 => (1, 1, 53, 53),
+        10 => (0, 8, 25, 25),
+        23 => (54, 1, 1, 1),
+        24 => (32, 2, 40, 19),
+        _ => (0, 1, 1, 1),
+    };
+    let jobs: Vec<Job> = (0..25u64)
+        .map(|n| {
+            let (submit, size, estimate, runtime) = spec(n);
+            Job::new(n, submit, size, estimate, runtime).with_user(n as u32 % 7)
+        })
+        .collect();
+    let jobs = JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap();
+    // Work (runtime x size) per user: user 3 has 1 + 200 + 1 + 38 = 240
+    // of 440, user 0 3 + 128 = 131, user 1 3 + 53 = 56, each above 8%:
+    // group 1. Users 2, 4, 5 and 6 have 3 or 4 (0.1% to 1%): group 4,
+    // whose w_4 = 0 makes every score 0.
+    let groups = table_groups(&jobs);
+    let number = |index: usize| jobs.jobs()[index].number;
+    let group_of = |n: u64| groups[(0..groups.len()).find(|&i| number(i) == n).unwrap()];
+    assert_eq!((group_of(0), group_of(1), group_of(24)), (1, 1, 1));
+    assert_eq!((group_of(2), group_of(23), group_of(4)), (4, 4, 4));
+    // t = 0: every group-1 job scores w_1 K_1 (no wait yet), so they go
+    // by id: numbers 3, 7, 8, 10 (8 processors), 14, 15, 17, 21 and 22,
+    // exactly 16 processors. t = 1: the 1-second jobs end, job 1 (group 1)
+    // starts, then group 4 by id while 7 processors last; t = 2 the rest.
+    // Job 0 (16 processors, submitted at 10) then waits for job 10 (until
+    // 25) and job 1 (until 54); job 24 (2 processors, submitted at 32)
+    // waits behind it, as Greedy does not backfill.
+    //
+    // t = 54: the machine is free, and f3 = w_1 (K_1 + a (t - r_j) /
+    // (p_j m_j)) gives job 0: (54 - 10) / (10 x 16) = 44 / 160 = 0.275 and
+    // job 24: (54 - 32) / (40 x 2) = 22 / 80 = 0.275. Equal scores go by
+    // submission: job 0 (10) before job 24 (32), so job 0 starts at 54 and
+    // takes all 16 processors; jobs 24 and 23 (score 0, submitted at 54)
+    // start at 62 when it ends. (The distributed form `w_1 K_1 - slope r_j
+    // + slope t` put job 24 one ulp above job 0; and the parameter file,
+    // read without serde_json's float_roundtrip, gave w_1 one ulp lower,
+    // so the registered policy and the full sort disagreed.)
+    let f3 = |n: u64| {
+        let (submit, size, estimate, _) = spec(n);
+        let job = GreedyJob::new(1, submit, estimate, size).unwrap();
+        criterion.score(&job, 54)
+    };
+    assert_eq!(f3(0), f3(24));
+    let expected: Vec<i64> = (0..jobs.jobs().len())
+        .map(|i| match number(i) {
+            3 | 7 | 8 | 10 | 14 | 15 | 17 | 21 | 22 => 0,
+            1..=12 => 1,
+            0 => 54,
+            23 | 24 => 62,
+            _ => 2,
+        })
+        .collect();
+    // The registered policy reads the criterion back from a file.
+    let path = params_file("equal-f3-scores", criterion);
+    let options = SimOptions::default().with_invocation(Invocation::PerTimestamp);
+    let fast = simulate_with(&jobs, &mut greedy(&path), &options).unwrap();
+    let mut naive = SortEverything { criterion, groups };
+    let naive = simulate_with(&jobs, &mut naive, &options).unwrap();
+    assert_eq!(fast.starts(), expected);
+    assert_eq!(naive.starts(), expected);
+}
+
 #[test]
 fn greedy_stops_at_the_first_job_that_does_not_fit() {
     // f2-FCFS order: job 0 (8 processors), job 1 (2), both waiting; 4 free.
