@@ -1,3 +1,5 @@
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -95,6 +97,13 @@ pub struct Backfill {
     last_starts: Vec<JobId>,
     /// Conservative: full windows found since compression last moved a job.
     windows: WindowMemo,
+    /// Conservative (static orders): the reservations by time.
+    by_time: ReservationTimes,
+    /// Conservative: waiting jobs that no anchor fitted.
+    unplaced: Vec<JobId>,
+    /// Conservative: buffers for the jobs placed and started in a call.
+    placing: Vec<JobId>,
+    starting: Vec<JobId>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +156,10 @@ impl Backfill {
             conservative_counters: ConservativeCounters::default(),
             last_starts: Vec::new(),
             windows: WindowMemo::default(),
+            by_time: ReservationTimes::default(),
+            unplaced: Vec::new(),
+            placing: Vec::new(),
+            starting: Vec::new(),
         }
     }
 
@@ -396,20 +409,29 @@ impl Backfill {
     /// debug builds every followed profile is checked against a rebuilt one.
     ///
     /// Compression visits the queue in order. A job with room just before
-    /// its reservation slides back (its own slot covers the rest of the
-    /// window), found by a search; any other job moves to the earliest
-    /// whole window before its reservation, if there is one
-    /// ([`Profile::slides_back`]). Whole windows depend only on the
-    /// profile, the job's size and its estimate, so the searches since the
-    /// last move are remembered by shape ([`WindowMemo`]) and job arrays of
-    /// one shape cost one search.
+    /// its reservation slides back: every anchor in the run of room that
+    /// ends at its reservation fits it (its own slot covers the rest of its
+    /// window), so it goes to the run's start or to an earlier whole window
+    /// ([`Profile::room_since`]). Any other job moves to the earliest whole
+    /// window before its reservation, if there is one. Whole windows depend
+    /// only on the profile, the job's size and its estimate: [`WindowMemo`]
+    /// keeps what the searches found by shape, across moves (a move can
+    /// only open windows that reach where it gave processors back), and a
+    /// search resumes where the last one of its shape, or of a smaller
+    /// shape, stopped. Job arrays of one shape cost one search, and the
+    /// room before a reservation time is looked up once between moves.
     /// A search skips blocks of 64 steps without room, and a block is
-    /// summarized again only when a search reaches it after a change. A
-    /// compression costs a lookup per waiting job (a binary search and the
-    /// memo), a search per new shape between two moves, and O(steps) per
-    /// job that moves: still O(queue) per compression, not
-    /// O((1 + moved) log n). The counters (`compression_visits`,
-    /// `compression_searches`, `compression_moves`) show the three terms.
+    /// summarized again only when a search reaches it after a change; a
+    /// move changes only the steps between its old and new slots
+    /// ([`Profile::shift`]). A compression costs a lookup per waiting job
+    /// (a binary search and the memo), searches for the shapes the moves
+    /// disturb, and O(log steps + steps moved over) per job that moves:
+    /// still O(queue) per compression, not O((1 + moved) log n). The
+    /// counters (`compression_visits`, `compression_searches`,
+    /// `compression_moves`) show the three terms. The rest of a call
+    /// costs O((arrivals + starts) log queue) under static orders: the
+    /// jobs to place are the arrivals, and the jobs due are found by time
+    /// ([`ReservationTimes`]).
     fn schedule_conservative(
         &mut self,
         view: &View<'_>,
@@ -417,10 +439,35 @@ impl Backfill {
         decisions: &mut Decisions,
     ) {
         let now = view.now();
-        let held = queue
-            .iter()
-            .filter(|id| self.reservations[id.index()].is_some())
-            .count();
+        // Static orders rank every waiting job, so the jobs to place and to
+        // start are found from the events instead of a pass over the queue;
+        // multifactor priorities move between calls, and its calls scan.
+        let ranked = self.order != QueueOrder::Multifactor;
+        let order = self.order;
+        let rank = move |id: JobId| (order.key(view, id).unwrap_or(0), id);
+        debug_assert!(
+            !ranked || queue.windows(2).all(|pair| rank(pair[0]) < rank(pair[1])),
+            "conservative: the queue is not in its order's rank"
+        );
+        let in_queue = |id: &JobId| {
+            queue
+                .binary_search_by_key(&rank(*id), |&other| rank(other))
+                .is_ok()
+        };
+        // The queue holds the last call's jobs that did not start and this
+        // call's arrivals, unless a job left it unstarted (then the profile
+        // is rebuilt from the queue).
+        let queue_kept = if ranked {
+            queue.len()
+                == self.conservative.queue_len
+                    + view.arrived().iter().filter(|id| in_queue(id)).count()
+        } else {
+            let held = queue
+                .iter()
+                .filter(|id| self.reservations[id.index()].is_some())
+                .count();
+            held == self.conservative.held
+        };
         // The running job that ends first is the one past its estimate, if
         // any is: its expected end then moves with every call.
         let overrun = view.running().next().is_some_and(|job| {
@@ -429,7 +476,7 @@ impl Backfill {
         });
         let follow = self.conservative.followed
             && !overrun
-            && held == self.conservative.held
+            && queue_kept
             && view.estimate_changes() == self.conservative.estimate_changes;
         let mut compress = false;
         if follow {
@@ -464,21 +511,36 @@ impl Backfill {
         if compress {
             self.conservative_counters.compressions += 1;
             self.windows.clear();
+            let mut free_before = None;
             for &id in queue {
                 let Some(at) = self.reservations[id.index()] else {
                     continue;
                 };
                 self.conservative_counters.visited += 1;
                 let (size, estimate) = (view.job(id).size, view.estimate(id));
-                // A job that can slide back from its reservation (room
-                // just before it) needs the search for how far. Otherwise
-                // its anchor is the earliest whole window before it, which
-                // depends on the profile, the size and the estimate only:
-                // job arrays ask it many times between two moves, answered
-                // once.
-                let anchor = if self.profile.slides_back(size, at) {
-                    self.conservative_counters.searched += 1;
-                    self.profile.earliest_start_before(size, estimate, at)
+                // Job arrays reserve many jobs at one time: the room before
+                // it is looked up once between two moves.
+                let room_before = match free_before {
+                    Some((time, free)) if time == at => free,
+                    _ => {
+                        let free = self.profile.free_before(at);
+                        free_before = Some((at, free));
+                        free
+                    }
+                };
+                // A job with room just before its reservation slides back
+                // to the start of that room, or to an earlier whole window;
+                // any other job can only move to a whole window.
+                let anchor = if room_before >= size {
+                    let room_since = self.profile.room_since(size, at);
+                    let window = self.windows.full_start_before(
+                        &mut self.profile,
+                        &mut self.conservative_counters.searched,
+                        size,
+                        estimate,
+                        room_since,
+                    );
+                    Some(window.unwrap_or(room_since))
                 } else {
                     self.windows.full_start_before(
                         &mut self.profile,
@@ -495,46 +557,87 @@ impl Backfill {
                 );
                 if let Some(anchor) = anchor {
                     self.conservative_counters.moved += 1;
-                    self.profile.release(at, at + estimate, size);
-                    self.profile.reserve(anchor, anchor + estimate, size);
+                    self.profile.shift(at, anchor, estimate, size);
+                    self.by_time.note(id, anchor, ranked);
                     self.reservations[id.index()] = Some(anchor);
-                    self.windows.clear();
+                    self.windows.moved(at, anchor, estimate);
+                    free_before = None;
                 }
             }
         }
-        // New arrivals (and displaced jobs) take the earliest anchor left.
-        let mut held = 0;
-        for &id in queue {
-            if self.reservations[id.index()].is_some() {
-                held += 1;
-                continue;
-            }
+        // New arrivals (and displaced jobs) take the earliest anchor left,
+        // in queue order. Following the events, the jobs without a
+        // reservation are this call's arrivals and those no anchor fitted
+        // last time.
+        let mut placing = std::mem::take(&mut self.placing);
+        placing.clear();
+        if ranked && follow {
+            placing.append(&mut self.unplaced);
+            placing.extend(view.arrived().iter().copied().filter(in_queue));
+            placing.sort_unstable_by_key(|&id| rank(id));
+        } else {
+            placing.extend(
+                queue
+                    .iter()
+                    .copied()
+                    .filter(|id| self.reservations[id.index()].is_none()),
+            );
+        }
+        self.unplaced.clear();
+        for &id in &placing {
             let (size, estimate) = (view.job(id).size, view.estimate(id));
             if let Some(anchor) = self.profile.earliest_start(size, estimate) {
                 self.profile.reserve(anchor, anchor + estimate, size);
+                self.by_time.note(id, anchor, ranked);
                 self.reservations[id.index()] = Some(anchor);
-                held += 1;
+            } else {
+                self.unplaced.push(id);
             }
         }
-        let mut next_start = Time::MAX;
-        for &id in queue {
-            match self.reservations[id.index()] {
-                Some(at) if at == now => {
-                    self.reservations[id.index()] = None;
-                    held -= 1;
-                    decisions.start(id);
+        self.placing = placing;
+        // Jobs whose reservation time has come start, in queue order.
+        let mut starting = std::mem::take(&mut self.starting);
+        starting.clear();
+        let next_start = if ranked {
+            if !follow {
+                // Jobs that left the queue unstarted keep their entries:
+                // take only the queue's.
+                self.by_time.refill(queue, &self.reservations);
+            }
+            let next = self
+                .by_time
+                .pop_due(now, &mut self.reservations, &mut starting);
+            starting.sort_unstable_by_key(|&id| rank(id));
+            next
+        } else {
+            let mut next = Time::MAX;
+            for &id in queue {
+                match self.reservations[id.index()] {
+                    Some(at) if at == now => starting.push(id),
+                    Some(at) => next = next.min(at),
+                    None => {}
                 }
-                Some(at) => next_start = next_start.min(at),
-                None => {}
             }
+            next
+        };
+        for &id in &starting {
+            self.reservations[id.index()] = None;
+            decisions.start(id);
         }
+        // Stale entries past twice the queue: start over (amortized).
+        if ranked && self.by_time.len() > 2 * queue.len() + 1024 {
+            self.by_time.refill(queue, &self.reservations);
+        }
+        let waiting = queue.len() - starting.len();
+        self.starting = starting;
         // While a job runs past its estimate its expected end moves every
         // call; with no job left waiting the simulator skips the calls (and
         // their ends) until the next arrival: rebuild next time in both
         // cases.
         self.conservative = ConservativeState {
-            followed: !overrun && decisions.starts().len() < queue.len(),
-            held,
+            followed: !overrun && waiting > 0,
+            held: waiting - self.unplaced.len(),
+            queue_len: waiting,
             estimate_changes: view.estimate_changes(),
         };
         // A reservation is a promise to start at that time. Usually a job
@@ -580,9 +683,12 @@ impl Backfill {
     }
 }
 
-/// Whole windows found by compression since it last moved a job (the
-/// profile has not changed since), by size and estimate: job arrays put
-/// many jobs of one shape in a row.
+/// What compression has learnt of whole windows, by size and estimate:
+/// job arrays put many jobs of one shape in a row. The profile changes
+/// between questions only by moves, which [`moved`](Self::moved) tells the
+/// memo: a move takes processors earlier and gives them back later, so
+/// what the memo knows stays true up to where the returned processors could
+/// open a new window.
 #[derive(Debug, Clone, Default)]
 struct WindowMemo {
     entries: [WindowEntry; WINDOW_MEMO_ENTRIES],
@@ -591,17 +697,17 @@ struct WindowMemo {
     next: usize,
 }
 
-/// Shapes remembered between two moves; past this many, the oldest goes.
+/// Shapes remembered; past this many, the oldest goes.
 const WINDOW_MEMO_ENTRIES: usize = 8;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct WindowEntry {
     size: u32,
     duration: Time,
-    /// The search looked for windows starting before this time...
-    searched_before: Time,
-    /// ... and found this earliest one (then the earliest of all).
-    found: Option<Time>,
+    /// The earliest whole window, if known...
+    earliest: Option<Time>,
+    /// ... else no whole window starts before this time.
+    none_before: Time,
 }
 
 impl WindowMemo {
@@ -612,6 +718,9 @@ impl WindowMemo {
 
     /// The earliest anchor before `limit` where `size` processors stay free
     /// for all of `duration`, remembered or searched (counting searches).
+    /// A search starts where what is known ends: after the last time known
+    /// to start no window of this shape, or of a smaller one (a window for
+    /// this shape is one for every smaller size and duration).
     fn full_start_before(
         &mut self,
         profile: &mut Profile,
@@ -620,28 +729,40 @@ impl WindowMemo {
         duration: Time,
         limit: Time,
     ) -> Option<Time> {
-        let remembered = self.entries[..self.len]
+        let entries = &mut self.entries[..self.len];
+        if let Some(entry) = entries
             .iter_mut()
-            .find(|entry| entry.size == size && entry.duration == duration);
-        if let Some(entry) = remembered {
-            match entry.found {
-                Some(time) => return Some(time).filter(|&time| time < limit),
-                None if limit <= entry.searched_before => return None,
-                None => {
-                    *searches += 1;
-                    entry.found = profile.earliest_full_start_before(size, duration, limit);
-                    entry.searched_before = limit;
-                    return entry.found;
-                }
+            .find(|entry| entry.size == size && entry.duration == duration)
+        {
+            if let Some(time) = entry.earliest {
+                return Some(time).filter(|&time| time < limit);
             }
+            if limit <= entry.none_before {
+                return None;
+            }
+            *searches += 1;
+            entry.earliest =
+                profile.earliest_full_start_between(size, duration, entry.none_before, limit);
+            entry.none_before = limit;
+            return entry.earliest;
         }
-        *searches += 1;
-        let found = profile.earliest_full_start_before(size, duration, limit);
+        let known = entries
+            .iter()
+            .filter(|entry| entry.size <= size && entry.duration <= duration)
+            .map(|entry| entry.earliest.unwrap_or(entry.none_before))
+            .max()
+            .unwrap_or(Time::MIN);
+        let earliest = if limit <= known {
+            None
+        } else {
+            *searches += 1;
+            profile.earliest_full_start_between(size, duration, known, limit)
+        };
         let entry = WindowEntry {
             size,
             duration,
-            searched_before: limit,
-            found,
+            earliest,
+            none_before: limit.max(known),
         };
         if self.len < WINDOW_MEMO_ENTRIES {
             self.entries[self.len] = entry;
@@ -650,7 +771,94 @@ impl WindowMemo {
             self.entries[self.next] = entry;
             self.next = (self.next + 1) % WINDOW_MEMO_ENTRIES;
         }
-        found
+        earliest
+    }
+
+    /// A job of `size` processors for `duration` moved from `from` to the
+    /// earlier `to`: the profile lost processors over
+    /// `[to, min(from, to + duration))` and gained them over
+    /// `[max(from, to + duration), from + duration)`. Windows that did not
+    /// exist can only be new ones that reach into the gain; a window that
+    /// overlaps the loss may be gone.
+    fn moved(&mut self, from: Time, to: Time, duration: Time) {
+        let lost = (to, from.min(to + duration));
+        let gained_from = from.max(to + duration);
+        for entry in &mut self.entries[..self.len] {
+            // New windows of this shape start after this.
+            let new_after = gained_from.saturating_sub(entry.duration);
+            match entry.earliest {
+                Some(time) => {
+                    let still_there = time + entry.duration <= lost.0 || time >= lost.1;
+                    if still_there && time <= new_after {
+                        continue;
+                    }
+                    entry.earliest = None;
+                    entry.none_before = if still_there {
+                        new_after + 1
+                    } else {
+                        time.min(new_after + 1)
+                    };
+                }
+                None => entry.none_before = entry.none_before.min(new_after + 1),
+            }
+        }
+    }
+}
+
+/// The reservations of waiting jobs by time, for the jobs due now and the
+/// next wake-up without a pass over the queue. Entries are only added: one
+/// whose job has since moved or started is stale and dropped when it
+/// surfaces (a job's entry is current while its reservation equals it).
+#[derive(Debug, Clone, Default)]
+struct ReservationTimes {
+    heap: BinaryHeap<Reverse<(Time, JobId)>>,
+}
+
+impl ReservationTimes {
+    /// Records that `id` now holds a reservation at `at` (if `enabled`: the
+    /// static orders).
+    fn note(&mut self, id: JobId, at: Time, enabled: bool) {
+        if enabled {
+            self.heap.push(Reverse((at, id)));
+        }
+    }
+
+    /// Entries, current and stale.
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// Starts over from the reservations of the jobs in `queue`.
+    fn refill(&mut self, queue: &[JobId], reservations: &[Option<Time>]) {
+        let entries = queue
+            .iter()
+            .filter_map(|&id| reservations[id.index()].map(|at| Reverse((at, id))));
+        self.heap = entries.collect();
+    }
+
+    /// Moves the jobs reserved at `now` (none is earlier) into `due`,
+    /// clearing their reservations, and returns the next reservation time
+    /// (`Time::MAX` if none).
+    fn pop_due(
+        &mut self,
+        now: Time,
+        reservations: &mut [Option<Time>],
+        due: &mut Vec<JobId>,
+    ) -> Time {
+        while let Some(&Reverse((at, id))) = self.heap.peek() {
+            if reservations[id.index()] != Some(at) {
+                self.heap.pop();
+                continue;
+            }
+            if at > now {
+                return at;
+            }
+            debug_assert_eq!(at, now, "conservative: job {id:?} missed its reservation");
+            self.heap.pop();
+            reservations[id.index()] = None;
+            due.push(id);
+        }
+        Time::MAX
     }
 }
 
@@ -664,6 +872,8 @@ struct ConservativeState {
     followed: bool,
     /// Reservations held by queued jobs after the last call.
     held: usize,
+    /// Jobs left waiting after the last call.
+    queue_len: usize,
     /// [`View::estimate_changes`] at the last call.
     estimate_changes: u64,
 }
@@ -765,29 +975,40 @@ mod tests {
 
         /// The memo answers every sequence of questions as a fresh search
         /// would, shapes repeated, limits rising and falling, more shapes
-        /// than it holds.
+        /// than it holds, with compression's moves (a reservation to its
+        /// earliest anchor before it) between the questions.
         #[test]
         fn window_memo_equals_searching(
             free_now in 0u32..30,
             ends in proptest::collection::vec((1i64..600, 1u32..4), 0..60),
             reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..80),
-            questions in proptest::collection::vec((1u32..12, 1i64..12, 0i64..900), 1..60),
+            questions in proptest::collection::vec((1u32..8, 1i64..12, 0i64..900, 0usize..60), 1..60),
         ) {
             let mut profile = Profile::default();
             profile.reset(0, free_now, ends.iter().copied());
+            let mut held = Vec::new();
             for &(at, length, size) in &reservations {
                 if profile.fits(at, size, length) {
                     profile.reserve(at, at + length, size);
+                    held.push((at, length, size));
                 }
             }
             let mut memo = WindowMemo::default();
             let mut searches = 0;
-            for &(size, shape, limit) in &questions {
+            for &(size, shape, limit, pick) in &questions {
                 // 11 durations: more shapes than the memo's 8 entries.
                 let duration = shape * 10;
                 let remembered = memo.full_start_before(&mut profile, &mut searches, size, duration, limit);
                 let searched = profile.earliest_full_start_before(size, duration, limit);
                 prop_assert_eq!(remembered, searched);
+                // Then the picked reservation moves, if it can.
+                if let Some(&(at, length, size)) = held.get(pick)
+                    && let Some(anchor) = profile.earliest_start_before(size, length, at)
+                {
+                    profile.shift(at, anchor, length, size);
+                    memo.moved(at, anchor, length);
+                    held[pick].0 = anchor;
+                }
             }
             prop_assert!(searches <= questions.len() as u64);
         }

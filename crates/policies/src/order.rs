@@ -88,7 +88,7 @@ impl QueueOrder {
 impl QueueOrder {
     /// The sort key of a waiting job (ties broken by id by the callers);
     /// `None` for orders without a static key (fcfs, multifactor).
-    fn key(self, view: &View<'_>, id: JobId) -> Option<i128> {
+    pub(crate) fn key(self, view: &View<'_>, id: JobId) -> Option<i128> {
         let job = view.job(id);
         match self {
             Self::Fcfs | Self::Multifactor => None,

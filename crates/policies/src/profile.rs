@@ -58,21 +58,54 @@ impl Profile {
         duration: Time,
         at: Time,
     ) -> Option<Time> {
-        self.search_before(size, duration, at, true)
+        self.search_before(size, duration, self.inner.start(), at, true)
     }
 
     /// The earliest anchor before `limit` at which `size` processors stay
     /// free for the whole of `duration` (at least 1 s), if any: the windows
     /// that [`earliest_start_before`](Self::earliest_start_before) finds
     /// for a reservation at `limit` or later, less those that reach into
-    /// it.
+    /// it. (Compression asks [`earliest_full_start_between`](Self::earliest_full_start_between).)
+    #[cfg(test)]
     pub(crate) fn earliest_full_start_before(
         &mut self,
         size: u32,
         duration: Time,
         limit: Time,
     ) -> Option<Time> {
-        self.search_before(size, duration, limit, false)
+        self.search_before(size, duration, self.inner.start(), limit, false)
+    }
+
+    /// The earliest anchor in `[from, limit)` (`from` clamped to the
+    /// profile's start) at which `size` processors stay free for the whole
+    /// of `duration`: a search that resumes where an earlier one that found
+    /// nothing before `from` stopped.
+    pub(crate) fn earliest_full_start_between(
+        &mut self,
+        size: u32,
+        duration: Time,
+        from: Time,
+        limit: Time,
+    ) -> Option<Time> {
+        let from = from.max(self.inner.start());
+        self.search_before(size, duration, from, limit, false)
+    }
+
+    /// For a job that can slide back from `at` (`size` processors free
+    /// just before it, [`free_before`](Self::free_before)): the
+    /// earliest time from which `size` processors stay free until `at`
+    /// (the start of the run of steps with room that ends at `at`). Every
+    /// anchor from there to `at` fits the job (its own reservation covers
+    /// the rest of its window); an earlier one must be a whole window that
+    /// ends before the run, so the job's earliest anchor is the earliest
+    /// whole window before this time, or this time.
+    pub(crate) fn room_since(&mut self, size: u32, at: Time) -> Time {
+        let (times, free) = self.inner.step_slices();
+        let holding = times.partition_point(|&t| t < at);
+        match self.index.last_below(free, holding, size) {
+            Some(dip) => times[dip + 1],
+            None => times[0],
+        }
     }
 
     /// Whether a job of `size` processors reserved at `at` could start a
@@ -81,23 +114,37 @@ impl Profile {
     /// earliest anchor of [`earliest_start_before`](Self::earliest_start_before)
     /// is that of [`earliest_full_start_before`](Self::earliest_full_start_before):
     /// a window reaching into `at` would need that room.
+    /// (Compression compares [`free_before`](Self::free_before), which it
+    /// remembers for job arrays reserved at one time.)
+    #[cfg(test)]
     pub(crate) fn slides_back(&self, size: u32, at: Time) -> bool {
-        at > self.inner.start() && self.inner.free_at(at - 1) >= size
+        self.free_before(at) >= size
     }
 
-    /// Windows from the profile's start to `limit`, truncated at `limit` or
-    /// whole, through the block summaries.
+    /// Processors free just before `at`; none at or before the start (a
+    /// reservation there cannot slide back).
+    pub(crate) fn free_before(&self, at: Time) -> u32 {
+        if at > self.inner.start() {
+            self.inner.free_at(at - 1)
+        } else {
+            0
+        }
+    }
+
+    /// Windows from `from` (not before the profile's start) to `limit`,
+    /// truncated at `limit` or whole, through the block summaries.
     fn search_before(
         &mut self,
         size: u32,
         duration: Time,
+        from: Time,
         limit: Time,
         truncate: bool,
     ) -> Option<Time> {
         self.index.resize(self.inner.step_slices().1);
         self.index.earliest_fit_before(
             self.inner.step_slices(),
-            self.inner.start(),
+            from,
             size,
             duration,
             limit,
@@ -150,6 +197,15 @@ impl Profile {
     pub(crate) fn reserve(&mut self, start: Time, end: Time, size: u32) {
         self.index.invalidate_from(self.step_of(start));
         let result = self.inner.reserve(start, end - start, size);
+        debug_assert!(result.is_ok(), "{result:?}");
+    }
+
+    /// Moves a reservation of `size` processors for `duration` from `from`
+    /// to `to` (where it fits): [`release`](Self::release) then
+    /// [`reserve`](Self::reserve), touching only what changes.
+    pub(crate) fn shift(&mut self, from: Time, to: Time, duration: Time, size: u32) {
+        self.index.invalidate_from(self.step_of(from.min(to)));
+        let result = self.inner.shift(from, to, duration, size);
         debug_assert!(result.is_ok(), "{result:?}");
     }
 
@@ -234,6 +290,27 @@ impl StepIndex {
             }
         })?;
         (b * BLOCK..free.len().min((b + 1) * BLOCK)).find(|&i| hit(free[i]))
+    }
+
+    /// The last step before `before` with fewer than `size` free.
+    fn last_below(&mut self, free: &[u32], before: usize, size: u32) -> Option<usize> {
+        if before == 0 {
+            return None;
+        }
+        self.resize(free);
+        let block_start = (before - 1) / BLOCK * BLOCK;
+        if let Some(i) = (block_start..before).rev().find(|&i| free[i] < size) {
+            return Some(i);
+        }
+        let block = before.saturating_sub(1) / BLOCK;
+        if block == 0 {
+            return None;
+        }
+        if self.valid_blocks < block {
+            self.summarize_to(free, block - 1);
+        }
+        let b = (0..block).rev().find(|&b| self.min[b] < size)?;
+        (b * BLOCK..(b + 1) * BLOCK).rev().find(|&i| free[i] < size)
     }
 
     /// The earliest anchor `t` in `[from, limit)` (`from` or a step start)
@@ -358,6 +435,26 @@ mod tests {
         assert_eq!(profile.earliest_start_before(1, 10, 0), None);
     }
 
+    #[test]
+    fn room_since_finds_the_run_before_a_reservation() {
+        // 10 processors: 4 free at 0, 7 from 5, 10 from 8; a job of 2 for
+        // 10 s reserved at 8 leaves 8 free over [8, 18).
+        let mut profile = Profile::default();
+        profile.reset(0, 4, [(5, 3), (8, 3)].into_iter());
+        profile.reserve(8, 18, 2);
+        assert_eq!(profile.slots(), [(0, 4), (5, 7), (8, 8), (18, 10)]);
+        // 2 processors are free all the way from 0 to 8.
+        assert!(profile.slides_back(2, 8));
+        assert_eq!(profile.room_since(2, 8), 0);
+        // 5 are free only from 5 (4 before).
+        assert!(profile.slides_back(5, 8));
+        assert_eq!(profile.room_since(5, 8), 5);
+        // 8 are not free just before 8: no slide.
+        assert!(!profile.slides_back(8, 8));
+        assert_eq!(profile.free_before(8), 7);
+        assert_eq!(profile.free_before(0), 0);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -390,7 +487,11 @@ mod tests {
             // else the earliest whole window, is the same answer.
             let full = profile.earliest_full_start_before(size, length, at);
             if profile.slides_back(size, at) {
-                prop_assert!(fast.is_some());
+                // The earliest whole window before the run of room that
+                // ends at the reservation, or the run's start.
+                let since = profile.room_since(size, at);
+                let window = profile.earliest_full_start_before(size, length, since);
+                prop_assert_eq!(fast, Some(window.unwrap_or(since)));
             } else {
                 prop_assert_eq!(fast, full);
             }

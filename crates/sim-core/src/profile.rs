@@ -361,6 +361,56 @@ impl AvailabilityProfile {
         Ok(())
     }
 
+    /// Moves a reservation of `size` processors for `duration` from `from`
+    /// to `to`: the same steps as [`release`](Self::release) at `from`
+    /// then [`reserve`](Self::reserve) at `to`, but when the two intervals
+    /// overlap only their differences are touched (a reservation sliding a
+    /// little earlier costs the slide, not its length).
+    ///
+    /// # Errors
+    /// As `release` and `reserve`: then nothing changes.
+    pub fn shift(
+        &mut self,
+        from: Time,
+        to: Time,
+        duration: Time,
+        size: u32,
+    ) -> Result<(), ProfileError> {
+        let from_end = self.interval(from, duration)?;
+        let to_end = self.interval(to, duration)?;
+        let overlapping = to < from && from < to_end;
+        if !overlapping || size == 0 {
+            self.release(from, duration, size)?;
+            return self.reserve(to, duration, size).inspect_err(|_| {
+                // Put it back where it was (it fitted there).
+                let _ = self.reserve(from, duration, size);
+            });
+        }
+        // Taken over [to, from), given back over [to_end, from_end).
+        let taken = self.span(to, from);
+        if let Some(i) = (taken.0..taken.1).find(|&i| self.free[i] < size) {
+            return Err(ProfileError::NotFree {
+                size,
+                at: self.times[i].max(to),
+                free: self.free[i],
+            });
+        }
+        let given = self.span(to_end, from_end);
+        if let Some(i) = (given.0..given.1)
+            .find(|&i| u64::from(self.free[i]) + u64::from(size) > u64::from(self.capacity))
+        {
+            return Err(ProfileError::OverCapacity {
+                size,
+                at: self.times[i].max(to_end),
+                capacity: self.capacity,
+            });
+        }
+        // The later change first: its steps do not move the earlier span.
+        self.change_span(to_end, from_end, given, -i64::from(size));
+        self.change(to, from, i64::from(size));
+        Ok(())
+    }
+
     fn interval(&self, start: Time, duration: Time) -> Result<Time, ProfileError> {
         if duration < 0 {
             return Err(ProfileError::NegativeDuration(duration));
@@ -538,6 +588,67 @@ mod tests {
         ));
         assert_eq!(profile, before);
         assert_eq!(profile.earliest_fit(Time::MAX - 1, 1, 10), None);
+    }
+
+    #[test]
+    fn shifting_touches_the_difference() {
+        // 10 processors, all free; 4 taken over [10, 30). Shifted to 6:
+        // taken over [6, 10) as well, given back over [26, 30): 10, 6 over
+        // [6, 26), 10.
+        let mut profile = AvailabilityProfile::new(10, 0, 10, []);
+        profile.reserve(10, 20, 4).unwrap();
+        profile.shift(10, 6, 20, 4).unwrap();
+        assert_eq!(steps(&profile), [(0, 10), (6, 6), (26, 10)]);
+        // 7 more over [0, 6) leave 3 free there: shifting the 4 to 2 (taking
+        // [2, 6) too) is refused and changes nothing.
+        profile.reserve(0, 6, 7).unwrap();
+        let before = profile.clone();
+        assert!(matches!(
+            profile.shift(6, 2, 20, 4),
+            Err(ProfileError::NotFree {
+                size: 4,
+                at: 2,
+                free: 3
+            })
+        ));
+        assert_eq!(profile, before);
+        // Not overlapping: release then reserve.
+        profile.shift(6, 30, 20, 4).unwrap();
+        assert_eq!(steps(&profile), [(0, 3), (6, 10), (30, 6), (50, 10)]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Shifting equals releasing then reserving, step for step, and
+        /// refuses what they refuse without a change.
+        #[test]
+        fn shift_equals_release_then_reserve(
+            reservations in proptest::collection::vec((0i64..200, 1i64..60, 1u32..5), 1..40),
+            pick in 0usize..40,
+            to in 0i64..260,
+        ) {
+            let mut profile = AvailabilityProfile::new(12, 0, 12, []);
+            let mut held = Vec::new();
+            for &(at, length, size) in &reservations {
+                if profile.reserve(at, length, size).is_ok() {
+                    held.push((at, length, size));
+                }
+            }
+            proptest::prop_assume!(!held.is_empty());
+            let (from, length, size) = held[pick % held.len()];
+            let mut expected = profile.clone();
+            expected.release(from, length, size).unwrap();
+            let fits = expected.reserve(to, length, size).is_ok();
+            let before = profile.clone();
+            let shifted = profile.shift(from, to, length, size);
+            proptest::prop_assert_eq!(shifted.is_ok(), fits);
+            if fits {
+                proptest::prop_assert_eq!(steps(&profile), steps(&expected));
+            } else {
+                proptest::prop_assert_eq!(steps(&profile), steps(&before));
+            }
+        }
     }
 
     #[test]
