@@ -420,12 +420,13 @@ impl Backfill {
     /// search resumes where the last one of its shape, or of a smaller
     /// shape, stopped. Job arrays of one shape cost one search, and the
     /// room before a reservation time is looked up once between moves.
-    /// A search skips blocks of 64 steps without room, and a block is
-    /// summarized again only when a search reaches it after a change; a
-    /// move changes only the steps between its old and new slots
-    /// ([`Profile::shift`]). A compression costs a lookup per waiting job
-    /// (a binary search and the memo), searches for the shapes the moves
-    /// disturb, and O(log steps + steps moved over) per job that moves:
+    /// The profile keeps its steps in chunks of at most 128 with their
+    /// least and most free processors: a search skips chunks without room,
+    /// and a move changes only the steps between its old and new slots
+    /// ([`Profile::shift`]), inserting and removing inside one chunk. A
+    /// compression costs a lookup per waiting job (two binary searches and
+    /// the memo), searches for the shapes the moves disturb, and
+    /// O(log steps + steps moved over + 128) per job that moves:
     /// still O(queue) per compression, not O((1 + moved) log n). The
     /// counters (`compression_visits`, `compression_searches`,
     /// `compression_moves`) show the three terms. The rest of a call

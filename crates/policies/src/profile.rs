@@ -1,45 +1,271 @@
-use schedsim_sim_core::{AvailabilityProfile, Time};
+use schedsim_sim_core::Time;
 
 /// Free processors over future time, as conservative backfilling and the
-/// dedicated-job policies keep it (LOS thesis, appendix A.2): sim-core's
-/// [`AvailabilityProfile`] behind the names these policies use. Capacity is
-/// not bounded here (the running jobs' ends give the machine's processors
-/// back), and the callers only reserve where a job fits.
+/// dedicated-job policies keep it (LOS thesis, appendix A.2): the steps of
+/// sim-core's `AvailabilityProfile` (the same steps, merged the same way,
+/// which the tests check against it), stored in chunks of at most
+/// [`CHUNK_MAX`] steps with each chunk's least and most free processors.
+/// A change inserts or removes steps inside one chunk instead of shifting
+/// every later step (on RICC, conservative backfilling's profile holds
+/// thousands of steps and moves a reservation 57 million times), and a
+/// search skips whole chunks without room. Capacity is not bounded here
+/// (the running jobs' ends give the machine's processors back), and the
+/// callers only reserve where a job fits.
 #[derive(Debug, Clone)]
 pub(crate) struct Profile {
-    inner: AvailabilityProfile,
-    /// Block summaries of the steps for
-    /// [`earliest_start_before`](Self::earliest_start_before).
-    index: StepIndex,
+    /// The first time of each chunk: the directory a lookup searches first.
+    starts: Vec<Time>,
+    /// Never empty, nor is any chunk; times increase across chunks, and no
+    /// step has the free count of the step before it.
+    chunks: Vec<Chunk>,
+    /// Scratch for [`reset`](Self::reset).
+    returns: Vec<(Time, u32)>,
+}
+
+/// Steps after a split; a chunk splits when it passes [`CHUNK_MAX`].
+const CHUNK: usize = 64;
+const CHUNK_MAX: usize = 2 * CHUNK;
+/// A chunk this small is merged into its successor when they fit in one.
+const CHUNK_MIN: usize = CHUNK / 4;
+
+#[derive(Debug, Clone, Default)]
+struct Chunk {
+    times: Vec<Time>,
+    free: Vec<u32>,
+    min: u32,
+    max: u32,
+}
+
+impl Chunk {
+    fn summarize(&mut self) {
+        self.min = self.free.iter().copied().min().unwrap_or(0);
+        self.max = self.free.iter().copied().max().unwrap_or(0);
+    }
+}
+
+/// `value` before `delta` was added to it.
+fn shift_back(value: u32, delta: i64) -> u32 {
+    (i64::from(value) - delta) as u32
+}
+
+/// Adds `delta` to the steps `from..stop` of `chunk`, keeping its summary.
+fn add_to(chunk: &mut Chunk, from: usize, stop: usize, delta: i64) {
+    if stop <= from {
+        return;
+    }
+    let (mut low, mut high) = (u32::MAX, 0);
+    for free in &mut chunk.free[from..stop] {
+        // The callers keep it within 0..=u32::MAX.
+        *free = (i64::from(*free) + delta) as u32;
+        low = low.min(*free);
+        high = high.max(*free);
+    }
+    if from == 0 && stop == chunk.free.len() {
+        (chunk.min, chunk.max) = (low, high);
+        return;
+    }
+    // The changed steps' own extremes, before and after, tell whether the
+    // rest of the chunk must be looked at: only when they held the
+    // extreme that moved away from it.
+    if delta < 0 {
+        chunk.min = chunk.min.min(low);
+        if shift_back(high, delta) == chunk.max {
+            chunk.max = chunk.free.iter().copied().max().unwrap_or(0);
+        }
+    } else {
+        chunk.max = chunk.max.max(high);
+        if shift_back(low, delta) == chunk.min {
+            chunk.min = chunk.free.iter().copied().min().unwrap_or(0);
+        }
+    }
+}
+
+/// A step: its chunk and its index in the chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pos {
+    chunk: usize,
+    step: usize,
 }
 
 impl Default for Profile {
     fn default() -> Self {
         Self {
-            inner: AvailabilityProfile::new(u32::MAX, 0, 0, []),
-            index: StepIndex::default(),
+            starts: vec![0],
+            chunks: vec![Chunk {
+                times: vec![0],
+                free: vec![0],
+                min: 0,
+                max: 0,
+            }],
+            returns: Vec::new(),
         }
     }
 }
 
 impl PartialEq for Profile {
     fn eq(&self, other: &Self) -> bool {
-        self.inner == other.inner
+        self.steps().eq(other.steps())
     }
 }
 
 impl Profile {
     /// Starts over at `now` with `free` processors free, plus the running
-    /// jobs' processors coming back at their expected ends.
+    /// jobs' processors coming back at their expected ends (those at or
+    /// before `now` count as free now).
     pub(crate) fn reset(&mut self, now: Time, free: u32, ends: impl Iterator<Item = (Time, u32)>) {
-        self.inner.reset(now, free, ends);
-        self.index.invalidate_from(0);
+        let mut current = free;
+        let mut later = std::mem::take(&mut self.returns);
+        later.clear();
+        for (time, size) in ends {
+            if time <= now {
+                current = current.saturating_add(size);
+            } else {
+                later.push((time, size));
+            }
+        }
+        later.sort_unstable();
+        let mut chunk = self.chunks.drain(..).next().unwrap_or_default();
+        chunk.times.clear();
+        chunk.free.clear();
+        self.starts.clear();
+        self.starts.push(now);
+        chunk.times.push(now);
+        chunk.free.push(current);
+        let mut index = 0;
+        while index < later.len() {
+            // Every return of one instant, then one step.
+            let time = later[index].0;
+            while index < later.len() && later[index].0 == time {
+                current = current.saturating_add(later[index].1);
+                index += 1;
+            }
+            if chunk.free.last() != Some(&current) {
+                chunk.times.push(time);
+                chunk.free.push(current);
+            }
+        }
+        self.returns = later;
+        // Cut into chunks of CHUNK steps.
+        while chunk.times.len() > CHUNK_MAX {
+            let rest_times = chunk.times.split_off(CHUNK);
+            let rest_free = chunk.free.split_off(CHUNK);
+            chunk.summarize();
+            self.chunks.push(chunk);
+            chunk = Chunk {
+                times: rest_times,
+                free: rest_free,
+                min: 0,
+                max: 0,
+            };
+            self.starts.push(chunk.times[0]);
+        }
+        chunk.summarize();
+        self.chunks.push(chunk);
     }
 
     /// Moves the start to `now`, forgetting what lies before.
     pub(crate) fn advance(&mut self, now: Time) {
-        self.inner.advance(now);
-        self.index.invalidate_from(0);
+        if now <= self.start() {
+            return;
+        }
+        let at = self.locate(now);
+        self.chunks.drain(..at.chunk);
+        self.starts.drain(..at.chunk);
+        let chunk = &mut self.chunks[0];
+        chunk.times.drain(..at.step);
+        chunk.free.drain(..at.step);
+        chunk.times[0] = now;
+        chunk.summarize();
+        self.starts[0] = now;
+    }
+
+    /// The profile's start.
+    fn start(&self) -> Time {
+        self.starts[0]
+    }
+
+    /// The steps, `(time, free)` from each time until the next.
+    fn steps(&self) -> impl Iterator<Item = (Time, u32)> + '_ {
+        self.chunks
+            .iter()
+            .flat_map(|chunk| chunk.times.iter().copied().zip(chunk.free.iter().copied()))
+    }
+
+    /// The step holding `time` (the first one for an earlier time).
+    fn locate(&self, time: Time) -> Pos {
+        let chunk = self
+            .starts
+            .partition_point(|&start| start <= time)
+            .saturating_sub(1);
+        let step = self.chunks[chunk]
+            .times
+            .partition_point(|&t| t <= time)
+            .saturating_sub(1);
+        Pos { chunk, step }
+    }
+
+    fn time(&self, at: Pos) -> Time {
+        self.chunks[at.chunk].times[at.step]
+    }
+
+    fn free(&self, at: Pos) -> u32 {
+        self.chunks[at.chunk].free[at.step]
+    }
+
+    fn next(&self, at: Pos) -> Option<Pos> {
+        if at.step + 1 < self.chunks[at.chunk].times.len() {
+            Some(Pos {
+                chunk: at.chunk,
+                step: at.step + 1,
+            })
+        } else if at.chunk + 1 < self.chunks.len() {
+            Some(Pos {
+                chunk: at.chunk + 1,
+                step: 0,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The first step at or after `from` with at least `size` free
+    /// (`at_least`), or with fewer; whole chunks are skipped by their
+    /// least and most.
+    fn first(&self, from: Pos, size: u32, at_least: bool) -> Option<Pos> {
+        let hit = |free: u32| (free >= size) == at_least;
+        let chunk = &self.chunks[from.chunk];
+        if let Some(step) = (from.step..chunk.free.len()).find(|&i| hit(chunk.free[i])) {
+            return Some(Pos {
+                chunk: from.chunk,
+                step,
+            });
+        }
+        let index = (from.chunk + 1..self.chunks.len()).find(|&c| {
+            let chunk = &self.chunks[c];
+            if at_least {
+                chunk.max >= size
+            } else {
+                chunk.min < size
+            }
+        })?;
+        let step = self.chunks[index].free.iter().position(|&f| hit(f))?;
+        Some(Pos { chunk: index, step })
+    }
+
+    /// The last step before `before` with fewer than `size` free.
+    fn last_below(&self, before: Pos, size: u32) -> Option<Pos> {
+        let chunk = &self.chunks[before.chunk];
+        if let Some(step) = (0..before.step).rev().find(|&i| chunk.free[i] < size) {
+            return Some(Pos {
+                chunk: before.chunk,
+                step,
+            });
+        }
+        let index = (0..before.chunk)
+            .rev()
+            .find(|&c| self.chunks[c].min < size)?;
+        let step = self.chunks[index].free.iter().rposition(|&f| f < size)?;
+        Some(Pos { chunk: index, step })
     }
 
     /// Where a job holding `size` processors over `[at, at + duration)`
@@ -49,16 +275,14 @@ impl Profile {
     /// profile alone: before `at` the job's own reservation frees nothing,
     /// and from `at` on it covers whatever part of an earlier window
     /// reaches past `at`, so only `[t, min(t + duration, at))` must have
-    /// `size` processors free. Whole blocks of steps without room are
-    /// skipped by their summaries, so compressing a long queue costs little
-    /// for the jobs that cannot move.
+    /// `size` processors free.
     pub(crate) fn earliest_start_before(
-        &mut self,
+        &self,
         size: u32,
         duration: Time,
         at: Time,
     ) -> Option<Time> {
-        self.search_before(size, duration, self.inner.start(), at, true)
+        self.search(size, duration, self.start(), at, true)
     }
 
     /// The earliest anchor before `limit` at which `size` processors stay
@@ -68,12 +292,12 @@ impl Profile {
     /// it. (Compression asks [`earliest_full_start_between`](Self::earliest_full_start_between).)
     #[cfg(test)]
     pub(crate) fn earliest_full_start_before(
-        &mut self,
+        &self,
         size: u32,
         duration: Time,
         limit: Time,
     ) -> Option<Time> {
-        self.search_before(size, duration, self.inner.start(), limit, false)
+        self.search(size, duration, self.start(), limit, false)
     }
 
     /// The earliest anchor in `[from, limit)` (`from` clamped to the
@@ -81,14 +305,13 @@ impl Profile {
     /// of `duration`: a search that resumes where an earlier one that found
     /// nothing before `from` stopped.
     pub(crate) fn earliest_full_start_between(
-        &mut self,
+        &self,
         size: u32,
         duration: Time,
         from: Time,
         limit: Time,
     ) -> Option<Time> {
-        let from = from.max(self.inner.start());
-        self.search_before(size, duration, from, limit, false)
+        self.search(size, duration, from.max(self.start()), limit, false)
     }
 
     /// For a job that can slide back from `at` (`size` processors free
@@ -99,12 +322,11 @@ impl Profile {
     /// the rest of its window); an earlier one must be a whole window that
     /// ends before the run, so the job's earliest anchor is the earliest
     /// whole window before this time, or this time.
-    pub(crate) fn room_since(&mut self, size: u32, at: Time) -> Time {
-        let (times, free) = self.inner.step_slices();
-        let holding = times.partition_point(|&t| t < at);
-        match self.index.last_below(free, holding, size) {
-            Some(dip) => times[dip + 1],
-            None => times[0],
+    pub(crate) fn room_since(&self, size: u32, at: Time) -> Time {
+        let holding = self.locate(at - 1);
+        match self.last_below(holding, size) {
+            Some(dip) => self.next(dip).map_or(Time::MAX, |step| self.time(step)),
+            None => self.start(),
         }
     }
 
@@ -124,39 +346,55 @@ impl Profile {
     /// Processors free just before `at`; none at or before the start (a
     /// reservation there cannot slide back).
     pub(crate) fn free_before(&self, at: Time) -> u32 {
-        if at > self.inner.start() {
-            self.inner.free_at(at - 1)
+        if at > self.start() {
+            self.free_at(at - 1)
         } else {
             0
         }
     }
 
-    /// Windows from `from` (not before the profile's start) to `limit`,
-    /// truncated at `limit` or whole, through the block summaries.
-    fn search_before(
-        &mut self,
+    /// The earliest anchor `t` in `[from, limit)` (`from`, not before the
+    /// start, or a step's start) with `size` processors free over
+    /// `[t, min(t + duration, limit))`, or over all of `[t, t + duration)`
+    /// unless `truncate` (at least 1 s either way). An anchor whose window
+    /// would end past the last representable time fits only when `limit`
+    /// cuts it (`limit` is `Time::MAX` for an unbounded search).
+    fn search(
+        &self,
         size: u32,
         duration: Time,
         from: Time,
         limit: Time,
         truncate: bool,
     ) -> Option<Time> {
-        self.index.resize(self.inner.step_slices().1);
-        self.index.earliest_fit_before(
-            self.inner.step_slices(),
-            from,
-            size,
-            duration,
-            limit,
-            truncate,
-        )
+        let mut candidate = self.locate(from);
+        loop {
+            candidate = self.first(candidate, size, true)?;
+            let anchor = self.time(candidate).max(from);
+            if anchor >= limit {
+                return None;
+            }
+            let end = match anchor.checked_add(duration.max(1)) {
+                Some(end) if truncate => end.min(limit),
+                Some(end) => end,
+                None if truncate => limit,
+                None => return None,
+            };
+            let Some(after) = self.next(candidate) else {
+                return Some(anchor);
+            };
+            match self.first(after, size, false) {
+                Some(dip) if self.time(dip) < end => candidate = self.next(dip)?,
+                _ => return Some(anchor),
+            }
+        }
     }
 
     /// The earliest time, not before the profile's start, at which `size`
     /// processors stay free for `duration` seconds (the anchor point of
     /// appendix A.2).
     pub(crate) fn earliest_start(&self, size: u32, duration: Time) -> Option<Time> {
-        self.inner.earliest_fit(self.inner.start(), size, duration)
+        self.earliest_start_from(self.start(), size, duration)
     }
 
     /// The earliest time at or after `from` at which `size` processors stay
@@ -167,188 +405,270 @@ impl Profile {
         size: u32,
         duration: Time,
     ) -> Option<Time> {
-        self.inner.earliest_fit(from, size, duration)
+        if duration < 0 {
+            return None;
+        }
+        self.search(size, duration, from.max(self.start()), Time::MAX, false)
     }
 
     /// Where the free processors first fall below those free at the start,
     /// and how many are free there; `(Time::MAX, free at the start)` if
     /// they never do.
     pub(crate) fn first_drop(&self) -> (Time, u32) {
-        let (times, free) = self.inner.step_slices();
-        let Some(&first) = free.first() else {
-            return (Time::MAX, 0);
-        };
-        free.iter()
-            .position(|&f| f < first)
-            .map_or((Time::MAX, first), |step| (times[step], free[step]))
+        let first = Pos { chunk: 0, step: 0 };
+        let at_start = self.free(first);
+        self.first(first, at_start, false)
+            .map_or((Time::MAX, at_start), |dip| {
+                (self.time(dip), self.free(dip))
+            })
     }
 
-    /// Processors free at `time` (not before the profile's start).
+    /// Processors free at `time` (the start's when earlier).
     pub(crate) fn free_at(&self, time: Time) -> u32 {
-        self.inner.free_at(time)
+        self.free(self.locate(time))
     }
 
-    /// Whether `size` processors are free over `[start, start + duration)`.
+    /// Whether `size` processors are free over `[start, start + duration)`
+    /// (false before the profile's start or on overflow; a duration of 0
+    /// asks for one instant).
     pub(crate) fn fits(&self, start: Time, size: u32, duration: Time) -> bool {
-        self.inner.fits(start, size, duration)
+        let end = match start.checked_add(duration) {
+            Some(end) if start >= self.start() && duration >= 0 => end.max(start + 1),
+            _ => return false,
+        };
+        let from = self.locate(start);
+        if self.free(from) < size {
+            return false;
+        }
+        self.next(from)
+            .and_then(|after| self.first(after, size, false))
+            .is_none_or(|dip| self.time(dip) >= end)
     }
 
     /// Takes `size` processors over `[start, end)`, where they fit.
     pub(crate) fn reserve(&mut self, start: Time, end: Time, size: u32) {
-        self.index.invalidate_from(self.step_of(start));
-        let result = self.inner.reserve(start, end - start, size);
-        debug_assert!(result.is_ok(), "{result:?}");
-    }
-
-    /// Moves a reservation of `size` processors for `duration` from `from`
-    /// to `to` (where it fits): [`release`](Self::release) then
-    /// [`reserve`](Self::reserve), touching only what changes.
-    pub(crate) fn shift(&mut self, from: Time, to: Time, duration: Time, size: u32) {
-        self.index.invalidate_from(self.step_of(from.min(to)));
-        let result = self.inner.shift(from, to, duration, size);
-        debug_assert!(result.is_ok(), "{result:?}");
-    }
-
-    /// Index of the step holding `time`.
-    fn step_of(&self, time: Time) -> usize {
-        let times = self.inner.step_slices().0;
-        times.partition_point(|&t| t <= time).saturating_sub(1)
+        debug_assert!(
+            self.fits(start, size, end - start),
+            "reserving {size} over [{start}, {end}) where they do not fit"
+        );
+        self.change(start, end, -i64::from(size));
     }
 
     /// Gives back `size` processors over `[start, end)` taken by
     /// [`reserve`](Self::reserve).
     pub(crate) fn release(&mut self, start: Time, end: Time, size: u32) {
-        self.index.invalidate_from(self.step_of(start));
-        let result = self.inner.release(start, end - start, size);
-        debug_assert!(result.is_ok(), "{result:?}");
+        self.change(start, end, i64::from(size));
+    }
+
+    /// Moves a reservation of `size` processors for `duration` from `from`
+    /// to `to` (where it fits): [`release`](Self::release) then
+    /// [`reserve`](Self::reserve), touching only what changes when the two
+    /// overlap (a reservation sliding a little earlier costs the slide,
+    /// not its length).
+    pub(crate) fn shift(&mut self, from: Time, to: Time, duration: Time, size: u32) {
+        if to < from && from < to + duration {
+            debug_assert!(self.fits(to, size, from - to));
+            self.change(to + duration, from + duration, i64::from(size));
+            self.change(to, from, -i64::from(size));
+        } else {
+            self.release(from, from + duration, size);
+            self.reserve(to, to + duration, size);
+        }
+    }
+
+    /// Adds `delta` to the free processors over `[start, end)` (not before
+    /// the profile's start), keeping the steps merged: one lookup, then a
+    /// walk over the steps changed.
+    fn change(&mut self, start: Time, end: Time, delta: i64) {
+        if end <= start || delta == 0 {
+            return;
+        }
+        debug_assert!(
+            start >= self.start(),
+            "changing [{start}, {end}) before the profile's start"
+        );
+        let first = self.ensure_step(start);
+        let mut at = first;
+        let end_at = loop {
+            let next_start = self.starts.get(at.chunk + 1).copied();
+            let chunk = &mut self.chunks[at.chunk];
+            let len = chunk.times.len();
+            let stop = at.step + chunk.times[at.step..].partition_point(|&t| t < end);
+            let beyond = stop == len && next_start.is_some_and(|next| next < end);
+            let end_at = if beyond {
+                None
+            } else if stop < len && chunk.times[stop] == end {
+                Some(Pos {
+                    chunk: at.chunk,
+                    step: stop,
+                })
+            } else if stop == len && next_start == Some(end) {
+                Some(Pos {
+                    chunk: at.chunk + 1,
+                    step: 0,
+                })
+            } else {
+                // A step at `end` with what was free before it.
+                let free = chunk.free[stop - 1];
+                chunk.times.insert(stop, end);
+                chunk.free.insert(stop, free);
+                Some(Pos {
+                    chunk: at.chunk,
+                    step: stop,
+                })
+            };
+            add_to(chunk, at.step, stop, delta);
+            match end_at {
+                Some(end_at) => break end_at,
+                None => {
+                    at = Pos {
+                        chunk: at.chunk + 1,
+                        step: 0,
+                    }
+                }
+            }
+        };
+        if self.chunks[end_at.chunk].times.len() > CHUNK_MAX {
+            self.split(end_at.chunk);
+            self.merge_at(self.locate(end));
+            self.merge_at(self.locate(start));
+        } else {
+            // The later merge first: it cannot move the earlier step.
+            self.merge_at(end_at);
+            self.merge_at(first);
+        }
+    }
+
+    /// Makes a step start at `time` (not before the profile's start),
+    /// splitting the one holding it, and returns it.
+    fn ensure_step(&mut self, time: Time) -> Pos {
+        let at = self.locate(time);
+        if self.time(at) == time {
+            return at;
+        }
+        let chunk = &mut self.chunks[at.chunk];
+        let free = chunk.free[at.step];
+        chunk.times.insert(at.step + 1, time);
+        chunk.free.insert(at.step + 1, free);
+        if chunk.times.len() > CHUNK_MAX {
+            self.split(at.chunk);
+            return self.locate(time);
+        }
+        Pos {
+            chunk: at.chunk,
+            step: at.step + 1,
+        }
+    }
+
+    /// Cuts chunk `index` in two halves.
+    fn split(&mut self, index: usize) {
+        let chunk = &mut self.chunks[index];
+        let times = chunk.times.split_off(chunk.times.len() / 2);
+        let free = chunk.free.split_off(chunk.free.len() / 2);
+        chunk.summarize();
+        let mut rest = Chunk {
+            times,
+            free,
+            min: 0,
+            max: 0,
+        };
+        rest.summarize();
+        self.starts.insert(index + 1, rest.times[0]);
+        self.chunks.insert(index + 1, rest);
+    }
+
+    /// Removes the step at `at` if it has the free count of the step
+    /// before it (the first step stays).
+    fn merge_at(&mut self, at: Pos) {
+        if at.chunk == 0 && at.step == 0 {
+            return;
+        }
+        let before = if at.step > 0 {
+            self.chunks[at.chunk].free[at.step - 1]
+        } else {
+            *self.chunks[at.chunk - 1].free.last().unwrap_or(&u32::MAX)
+        };
+        if before != self.free(at) {
+            return;
+        }
+        let chunk = &mut self.chunks[at.chunk];
+        chunk.times.remove(at.step);
+        let removed = chunk.free.remove(at.step);
+        if chunk.times.is_empty() {
+            self.chunks.remove(at.chunk);
+            self.starts.remove(at.chunk);
+            return;
+        }
+        // The removed step equals the one before it, so only a first step
+        // can change the chunk's summary, and only if it held an extreme.
+        if at.step == 0 {
+            if removed == chunk.min || removed == chunk.max {
+                chunk.summarize();
+            }
+            self.starts[at.chunk] = chunk.times[0];
+        }
+        // Keep chunks from dwindling: a small one takes in its successor.
+        let c = at.chunk;
+        if self.chunks[c].times.len() < CHUNK_MIN
+            && c + 1 < self.chunks.len()
+            && self.chunks[c].times.len() + self.chunks[c + 1].times.len() <= CHUNK_MAX
+        {
+            let next = self.chunks.remove(c + 1);
+            self.starts.remove(c + 1);
+            let chunk = &mut self.chunks[c];
+            chunk.times.extend_from_slice(&next.times);
+            chunk.free.extend_from_slice(&next.free);
+            chunk.min = chunk.min.min(next.min);
+            chunk.max = chunk.max.max(next.max);
+        }
     }
 
     #[cfg(test)]
     pub(crate) fn slots(&self) -> Vec<(Time, u32)> {
-        self.inner.steps().collect()
-    }
-}
-
-/// Per block of [`BLOCK`] steps, the least and most processors free, so
-/// that a search skips whole blocks. Kept for a prefix of the blocks that
-/// is still valid: a change at a step invalidates its block and every later
-/// one (a new or merged step shifts them), which are recomputed when next
-/// searched.
-#[derive(Debug, Clone, Default)]
-struct StepIndex {
-    min: Vec<u32>,
-    max: Vec<u32>,
-    /// Blocks from this one on are stale.
-    valid_blocks: usize,
-}
-
-/// Steps per block: a block's summary is one pass over 64 `u32`s.
-const BLOCK: usize = 64;
-
-impl StepIndex {
-    /// Marks the block holding step `step` and all later ones stale.
-    fn invalidate_from(&mut self, step: usize) {
-        self.valid_blocks = self.valid_blocks.min(step / BLOCK);
+        self.steps().collect()
     }
 
-    /// Sizes the summaries for `free`, keeping the valid prefix; the stale
-    /// blocks are summarized when a search first reaches them (after a
-    /// change, most searches stop long before the profile's end).
-    fn resize(&mut self, free: &[u32]) {
-        let blocks = free.len().div_ceil(BLOCK);
-        self.min.resize(blocks, 0);
-        self.max.resize(blocks, 0);
-        self.valid_blocks = self.valid_blocks.min(blocks);
-    }
-
-    /// Summarizes the stale blocks up to and including `block`.
-    fn summarize_to(&mut self, free: &[u32], block: usize) {
-        for b in self.valid_blocks..=block {
-            let chunk = &free[b * BLOCK..free.len().min((b + 1) * BLOCK)];
-            self.min[b] = chunk.iter().copied().min().unwrap_or(0);
-            self.max[b] = chunk.iter().copied().max().unwrap_or(0);
+    /// The representation's invariants: chunks neither empty nor past
+    /// their maximum, the directory and summaries exact, times increasing
+    /// and neighbours different.
+    #[cfg(test)]
+    fn check(&self) -> Result<(), String> {
+        if self.chunks.is_empty() || self.starts.len() != self.chunks.len() {
+            return Err(format!(
+                "{} chunks, {} starts",
+                self.chunks.len(),
+                self.starts.len()
+            ));
         }
-        self.valid_blocks = self.valid_blocks.max(block + 1);
-    }
-
-    /// The first step at or after `from` with at least `size` free
-    /// (`at_least`), or with fewer than `size` free.
-    fn first(&mut self, free: &[u32], from: usize, size: u32, at_least: bool) -> Option<usize> {
-        let hit = |f: u32| (f >= size) == at_least;
-        let block_end = free.len().min((from / BLOCK + 1) * BLOCK);
-        if let Some(i) = (from..block_end).find(|&i| hit(free[i])) {
-            return Some(i);
-        }
-        let b = (from / BLOCK + 1..self.min.len()).find(|&b| {
-            if b >= self.valid_blocks {
-                self.summarize_to(free, b);
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let len = chunk.times.len();
+            if len == 0 || len > CHUNK_MAX || chunk.free.len() != len {
+                return Err(format!("chunk {c} holds {len} steps"));
             }
-            if at_least {
-                self.max[b] >= size
-            } else {
-                self.min[b] < size
+            if self.starts[c] != chunk.times[0] {
+                return Err(format!(
+                    "chunk {c} starts at {} not {}",
+                    chunk.times[0], self.starts[c]
+                ));
             }
-        })?;
-        (b * BLOCK..free.len().min((b + 1) * BLOCK)).find(|&i| hit(free[i]))
-    }
-
-    /// The last step before `before` with fewer than `size` free.
-    fn last_below(&mut self, free: &[u32], before: usize, size: u32) -> Option<usize> {
-        if before == 0 {
-            return None;
-        }
-        self.resize(free);
-        let block_start = (before - 1) / BLOCK * BLOCK;
-        if let Some(i) = (block_start..before).rev().find(|&i| free[i] < size) {
-            return Some(i);
-        }
-        let block = before.saturating_sub(1) / BLOCK;
-        if block == 0 {
-            return None;
-        }
-        if self.valid_blocks < block {
-            self.summarize_to(free, block - 1);
-        }
-        let b = (0..block).rev().find(|&b| self.min[b] < size)?;
-        (b * BLOCK..(b + 1) * BLOCK).rev().find(|&i| free[i] < size)
-    }
-
-    /// The earliest anchor `t` in `[from, limit)` (`from` or a step start)
-    /// with `size` processors free over `[t, min(t + duration, limit))`,
-    /// or over all of `[t, t + duration)` unless `truncate`.
-    fn earliest_fit_before(
-        &mut self,
-        (times, free): (&[Time], &[u32]),
-        from: Time,
-        size: u32,
-        duration: Time,
-        limit: Time,
-        truncate: bool,
-    ) -> Option<Time> {
-        // Searches start at the profile's start, its first step: no binary
-        // search needed (it cost a fifth of a long compression).
-        let mut candidate = if times.first().is_some_and(|&t| t >= from) {
-            0
-        } else {
-            times.partition_point(|&t| t <= from).saturating_sub(1)
-        };
-        loop {
-            candidate = self.first(free, candidate, size, true)?;
-            let anchor = times[candidate].max(from);
-            if anchor >= limit {
-                return None;
-            }
-            let full_end = anchor.saturating_add(duration.max(1));
-            let end = if truncate {
-                full_end.min(limit)
-            } else {
-                full_end
-            };
-            match self.first(free, candidate + 1, size, false) {
-                Some(dip) if times[dip] < end => candidate = dip + 1,
-                _ => return Some(anchor),
+            let (min, max) = (chunk.min, chunk.max);
+            let mut exact = chunk.clone();
+            exact.summarize();
+            if (min, max) != (exact.min, exact.max) {
+                return Err(format!(
+                    "chunk {c} summary {min}..{max}, not {}..{}",
+                    exact.min, exact.max
+                ));
             }
         }
+        let steps = self.slots();
+        if steps
+            .windows(2)
+            .any(|pair| pair[0].0 >= pair[1].0 || pair[0].1 == pair[1].1)
+        {
+            return Err(format!("steps not increasing or not merged: {steps:?}"));
+        }
+        Ok(())
     }
 }
 
@@ -356,6 +676,7 @@ impl StepIndex {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use schedsim_sim_core::AvailabilityProfile;
 
     #[test]
     fn anchors_and_reservations() {
@@ -453,6 +774,146 @@ mod tests {
         assert!(!profile.slides_back(8, 8));
         assert_eq!(profile.free_before(8), 7);
         assert_eq!(profile.free_before(0), 0);
+    }
+
+    #[test]
+    fn chunks_split_and_merge_back() {
+        // 1000 free from 0; k + 1 taken over each [2k, 2k + 1) for k < 400:
+        // 800 steps, free 999, 1000, 998, 1000... (seven chunks, each with
+        // its own least free). Giving them back, every other one first,
+        // merges steps until one is left, the chunks dwindling and merging
+        // on the way.
+        let mut profile = Profile::default();
+        profile.reset(0, 1000, std::iter::empty());
+        let mut flat = reference(0, 1000, &[]);
+        let size = |k: i64| u32::try_from(k + 1).unwrap();
+        for k in 0..400 {
+            profile.reserve(2 * k, 2 * k + 1, size(k));
+            flat.reserve(2 * k, 1, size(k)).unwrap();
+        }
+        assert_eq!(profile.slots().len(), 800);
+        assert!(profile.chunks.len() >= 7, "{} chunks", profile.chunks.len());
+        assert_eq!(profile.check(), Ok(()));
+        let order = (0..400)
+            .filter(|k| k % 2 == 1)
+            .chain((0..400).filter(|k| k % 2 == 0));
+        for k in order {
+            profile.release(2 * k, 2 * k + 1, size(k));
+            flat.release(2 * k, 1, size(k)).unwrap();
+            assert_eq!(
+                profile.check(),
+                Ok(()),
+                "after giving back [{}, {})",
+                2 * k,
+                2 * k + 1
+            );
+            assert_eq!(profile.slots(), flat.steps().collect::<Vec<_>>());
+        }
+        assert_eq!(profile.slots(), [(0, 1000)]);
+        assert_eq!(profile.chunks.len(), 1);
+    }
+
+    /// The reference: sim-core's flat profile, unbounded like this one.
+    fn reference(now: Time, free: u32, ends: &[(Time, u32)]) -> AvailabilityProfile {
+        AvailabilityProfile::new(u32::MAX, now, free, ends.iter().copied())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The chunked steps equal sim-core's flat profile after every
+        /// change (reserve, release, shift, advance) and answer every
+        /// question as the flat profile does, over hundreds of steps (several
+        /// chunks, split and merged).
+        #[test]
+        fn chunks_equal_the_flat_profile(
+            free_now in 0u32..40,
+            ends in proptest::collection::vec((1i64..3000, 1u32..6), 0..300),
+            ops in proptest::collection::vec((0u8..4, 0i64..3200, 1i64..200, 1u32..8), 1..400),
+            question in (0i64..3200, 1i64..300, 1u32..12),
+        ) {
+            let mut profile = Profile::default();
+            profile.reset(0, free_now, ends.iter().copied());
+            let mut flat = reference(0, free_now, &ends);
+            let mut held: Vec<(Time, Time, u32)> = Vec::new();
+            for &(op, at, length, size) in &ops {
+                let start = flat.start();
+                match op {
+                    0 | 1 => {
+                        let at = at.max(start);
+                        // Long ones cover whole chunks.
+                        let length = if op == 1 { length * 15 } else { length };
+                        if flat.fits(at, size, length) {
+                            flat.reserve(at, length, size).unwrap();
+                            profile.reserve(at, at + length, size);
+                            held.push((at, length, size));
+                        }
+                    }
+                    2 if !held.is_empty() => {
+                        let (from, length, size) = held[at as usize % held.len()];
+                        let mut moved = flat.clone();
+                        moved.release(from, length, size).unwrap();
+                        let to = at.max(start);
+                        if moved.reserve(to, length, size).is_ok() {
+                            flat = moved;
+                            profile.shift(from, to, length, size);
+                            let index = held.iter().position(|&h| h == (from, length, size)).unwrap();
+                            held[index].0 = to;
+                        } else if length % 2 == 0 {
+                            flat = moved;
+                            profile.release(from, from + length, size);
+                            held.retain(|&h| h != (from, length, size));
+                        }
+                    }
+                    3 if at % 8 != 0 && !held.is_empty() => {
+                        let (from, length, size) = held.swap_remove(at as usize % held.len());
+                        flat.release(from, length, size).unwrap();
+                        profile.release(from, from + length, size);
+                    }
+                    3 => {
+                        // Time passes: reservations already begun stay.
+                        let to = start + at / 64;
+                        flat.advance(to);
+                        profile.advance(to);
+                        held.retain(|&(from, _, _)| from >= to);
+                    }
+                    _ => {}
+                }
+                prop_assert_eq!(profile.slots(), flat.steps().collect::<Vec<_>>());
+                prop_assert_eq!(profile.check(), Ok(()));
+                // A question after each change reaches the chunks' summaries.
+                let probe = (at % 3000).max(flat.start());
+                prop_assert_eq!(profile.earliest_start_from(probe, size + 3, length), flat.earliest_fit(probe, size + 3, length));
+            }
+            let (at, length, size) = question;
+            let at = at.max(flat.start());
+            prop_assert_eq!(profile.free_at(at), flat.free_at(at));
+            prop_assert_eq!(profile.fits(at, size, length), flat.fits(at, size, length));
+            prop_assert_eq!(profile.earliest_start(size, length), flat.earliest_fit(flat.start(), size, length));
+            prop_assert_eq!(profile.earliest_start_from(at, size, length), flat.earliest_fit(at, size, length));
+            let limit = at + length;
+            prop_assert_eq!(
+                profile.earliest_full_start_between(size, length, at, limit),
+                flat.earliest_fit(at, size, length).filter(|&t| t < limit)
+            );
+            let (times, free) = flat.step_slices();
+            let drop = free.iter().position(|&f| f < free[0]).map_or((Time::MAX, free[0]), |i| (times[i], free[i]));
+            prop_assert_eq!(profile.first_drop(), drop);
+            if let Some(&(from, length, size)) = held.first() {
+                let mut released = flat.clone();
+                released.release(from, length, size).unwrap();
+                let anchor = released.earliest_fit(released.start(), size, length).filter(|&t| t < from);
+                prop_assert_eq!(profile.earliest_start_before(size, length, from), anchor);
+                if profile.slides_back(size, from) {
+                    // The run of room before `from`, walked back by hand.
+                    let mut since = from - 1;
+                    while since > flat.start() && flat.free_at(since - 1) >= size {
+                        since = times[times.partition_point(|&t| t < since) - 1];
+                    }
+                    prop_assert_eq!(profile.room_since(size, from), since);
+                }
+            }
+        }
     }
 
     proptest! {
