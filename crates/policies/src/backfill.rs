@@ -578,7 +578,7 @@ impl Backfill {
                 let anchor = if room_before >= size {
                     let room_since = self.profile.room_since(size, at);
                     let window = self.windows.full_start_before(
-                        &mut self.profile,
+                        &self.profile,
                         &mut self.conservative_counters.searched,
                         size,
                         estimate,
@@ -587,7 +587,7 @@ impl Backfill {
                     Some(window.unwrap_or(room_since))
                 } else {
                     self.windows.full_start_before(
-                        &mut self.profile,
+                        &self.profile,
                         &mut self.conservative_counters.searched,
                         size,
                         estimate,
@@ -838,7 +838,7 @@ impl WindowMemo {
     /// this shape is one for every smaller size and duration).
     fn full_start_before(
         &mut self,
-        profile: &mut Profile,
+        profile: &Profile,
         searches: &mut u64,
         size: u32,
         duration: Time,
@@ -1108,21 +1108,13 @@ mod tests {
             reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..80),
             questions in proptest::collection::vec((1u32..8, 1i64..12, 0i64..900, 0usize..60), 1..60),
         ) {
-            let mut profile = Profile::default();
-            profile.reset(0, free_now, ends.iter().copied());
-            let mut held = Vec::new();
-            for &(at, length, size) in &reservations {
-                if profile.fits(at, size, length) {
-                    profile.reserve(at, at + length, size);
-                    held.push((at, length, size));
-                }
-            }
+            let (mut profile, mut held) = Profile::with_reservations(free_now, &ends, &reservations);
             let mut memo = WindowMemo::default();
             let mut searches = 0;
             for &(size, shape, limit, pick) in &questions {
                 // 11 durations: more shapes than the memo's 8 entries.
                 let duration = shape * 10;
-                let remembered = memo.full_start_before(&mut profile, &mut searches, size, duration, limit);
+                let remembered = memo.full_start_before(&profile, &mut searches, size, duration, limit);
                 let searched = profile.earliest_full_start_before(size, duration, limit);
                 prop_assert_eq!(remembered, searched);
                 // Then the picked reservation moves, if it can.

@@ -779,23 +779,29 @@ mod tests {
         assert!(serde_json::from_str::<SortingCriterion>(no_b).is_ok());
     }
 
+    /// f3 with only group 1 weighted: the parameters of the proptest case
+    /// kept in tests/greedy.proptest-regressions.
+    fn shrunk_f3() -> SortingCriterion {
+        SortingCriterion::new(
+            Criterion::F3,
+            CriterionParams {
+                a: 0.5264271495939606,
+                b: 0.0,
+                w: [0.18931377678474398, 0.0, 0.0, 0.0, 0.0],
+                k: [4.629659526637308, 0.0, 0.0, 0.0, 0.0],
+            },
+        )
+        .unwrap()
+    }
+
     #[test]
     fn parameter_files_read_back_the_very_values_written() {
         // serde_json's default float parser reads 0.18931377678474398 (the
         // shortest text of that f64) one ulp low, as 0.189313776784744;
         // the crate turns on float_roundtrip, so a policy built from a
         // parameter file runs with exactly the parameters written.
-        let w = 0.18931377678474398;
-        let f3 = SortingCriterion::new(
-            Criterion::F3,
-            CriterionParams {
-                a: 0.5264271495939606,
-                b: 0.0,
-                w: [w, 0.0, 0.0, 0.0, 0.0],
-                k: [4.629659526637308, 0.0, 0.0, 0.0, 0.0],
-            },
-        )
-        .unwrap();
+        let f3 = shrunk_f3();
+        let w = f3.params().w[0];
         let json = serde_json::to_string(&f3).unwrap();
         assert!(json.contains("0.18931377678474398"), "{json}");
         let back: SortingCriterion = serde_json::from_str(&json).unwrap();
@@ -810,16 +816,7 @@ mod tests {
         // p = 40, m = 2) 22 / 80: both 0.275, equal scores, so A (earlier
         // submission) goes first. Written as a line, `w_1 K_1 - slope r +
         // slope t`, B came out one ulp higher.
-        let criterion = SortingCriterion::new(
-            Criterion::F3,
-            CriterionParams {
-                a: 0.5264271495939606,
-                b: 0.0,
-                w: [0.18931377678474398, 0.0, 0.0, 0.0, 0.0],
-                k: [4.629659526637308, 0.0, 0.0, 0.0, 0.0],
-            },
-        )
-        .unwrap();
+        let criterion = shrunk_f3();
         let a = GreedyJob::new(1, 10, 10, 16).unwrap();
         let b = GreedyJob::new(1, 32, 40, 2).unwrap();
         assert_eq!(criterion.score(&a, 54), criterion.score(&b, 54));

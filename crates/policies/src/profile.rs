@@ -1,4 +1,4 @@
-use schedsim_sim_core::Time;
+use schedsim_sim_core::{AvailabilityProfile, Time};
 
 /// Free processors over future time, as conservative backfilling and the
 /// dedicated-job policies keep it (LOS thesis, appendix A.2): the steps of
@@ -18,8 +18,9 @@ pub(crate) struct Profile {
     /// Never empty, nor is any chunk; times increase across chunks, and no
     /// step has the free count of the step before it.
     chunks: Vec<Chunk>,
-    /// Scratch for [`reset`](Self::reset).
-    returns: Vec<(Time, u32)>,
+    /// Scratch for [`reset`](Self::reset), which lets sim-core's profile
+    /// build the steps.
+    flat: AvailabilityProfile,
 }
 
 /// Steps after a split; a chunk splits when it passes [`CHUNK_MAX`].
@@ -97,7 +98,7 @@ impl Default for Profile {
                 min: 0,
                 max: 0,
             }],
-            returns: Vec::new(),
+            flat: AvailabilityProfile::new(u32::MAX, 0, 0, []),
         }
     }
 }
@@ -113,54 +114,23 @@ impl Profile {
     /// jobs' processors coming back at their expected ends (those at or
     /// before `now` count as free now).
     pub(crate) fn reset(&mut self, now: Time, free: u32, ends: impl Iterator<Item = (Time, u32)>) {
-        let mut current = free;
-        let mut later = std::mem::take(&mut self.returns);
-        later.clear();
-        for (time, size) in ends {
-            if time <= now {
-                current = current.saturating_add(size);
-            } else {
-                later.push((time, size));
-            }
-        }
-        later.sort_unstable();
-        let mut chunk = self.chunks.drain(..).next().unwrap_or_default();
-        chunk.times.clear();
-        chunk.free.clear();
+        // sim-core's profile merges the returns into steps; this one cuts
+        // them into chunks, reusing the chunks' buffers.
+        self.flat.reset(now, free, ends);
+        let (times, free) = self.flat.step_slices();
+        let count = times.len().div_ceil(CHUNK);
+        self.chunks.truncate(count);
+        self.chunks.resize_with(count, Chunk::default);
         self.starts.clear();
-        self.starts.push(now);
-        chunk.times.push(now);
-        chunk.free.push(current);
-        let mut index = 0;
-        while index < later.len() {
-            // Every return of one instant, then one step.
-            let time = later[index].0;
-            while index < later.len() && later[index].0 == time {
-                current = current.saturating_add(later[index].1);
-                index += 1;
-            }
-            if chunk.free.last() != Some(&current) {
-                chunk.times.push(time);
-                chunk.free.push(current);
-            }
-        }
-        self.returns = later;
-        // Cut into chunks of CHUNK steps.
-        while chunk.times.len() > CHUNK_MAX {
-            let rest_times = chunk.times.split_off(CHUNK);
-            let rest_free = chunk.free.split_off(CHUNK);
+        let pieces = times.chunks(CHUNK).zip(free.chunks(CHUNK));
+        for (chunk, (times, free)) in self.chunks.iter_mut().zip(pieces) {
+            chunk.times.clear();
+            chunk.times.extend_from_slice(times);
+            chunk.free.clear();
+            chunk.free.extend_from_slice(free);
             chunk.summarize();
-            self.chunks.push(chunk);
-            chunk = Chunk {
-                times: rest_times,
-                free: rest_free,
-                min: 0,
-                max: 0,
-            };
-            self.starts.push(chunk.times[0]);
+            self.starts.push(times[0]);
         }
-        chunk.summarize();
-        self.chunks.push(chunk);
     }
 
     /// Moves the start to `now`, forgetting what lies before.
@@ -628,6 +598,27 @@ impl Profile {
         self.steps().collect()
     }
 
+    /// A profile from 0 with `free_now` free, the `ends` coming back, and
+    /// each of `reservations` (`(start, length, size)`) that fits, taken
+    /// in order; also returns those taken.
+    #[cfg(test)]
+    pub(crate) fn with_reservations(
+        free_now: u32,
+        ends: &[(Time, u32)],
+        reservations: &[(Time, Time, u32)],
+    ) -> (Self, Vec<(Time, Time, u32)>) {
+        let mut profile = Self::default();
+        profile.reset(0, free_now, ends.iter().copied());
+        let mut held = Vec::new();
+        for &(at, length, size) in reservations {
+            if profile.fits(at, size, length) {
+                profile.reserve(at, at + length, size);
+                held.push((at, length, size));
+            }
+        }
+        (profile, held)
+    }
+
     /// The representation's invariants: chunks neither empty nor past
     /// their maximum, the directory and summaries exact, times increasing
     /// and neighbours different.
@@ -676,7 +667,6 @@ impl Profile {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use schedsim_sim_core::AvailabilityProfile;
 
     #[test]
     fn anchors_and_reservations() {
@@ -921,7 +911,7 @@ mod tests {
 
         /// The search without touching the profile equals release, search
         /// and compare, on random profiles and reservations (up to a few
-        /// hundred steps: several blocks).
+        /// hundred steps: several chunks).
         #[test]
         fn earliest_start_before_equals_release_and_search(
             free_now in 0u32..30,
@@ -929,13 +919,7 @@ mod tests {
             reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..120),
             job in (0i64..800, 1i64..100, 1u32..9),
         ) {
-            let mut profile = Profile::default();
-            profile.reset(0, free_now, ends.iter().copied());
-            for &(at, length, size) in &reservations {
-                if profile.fits(at, size, length) {
-                    profile.reserve(at, at + length, size);
-                }
-            }
+            let (mut profile, _) = Profile::with_reservations(free_now, &ends, &reservations);
             let (at, length, size) = job;
             prop_assume!(profile.fits(at, size, length));
             profile.reserve(at, at + length, size);
