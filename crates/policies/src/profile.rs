@@ -24,17 +24,95 @@ pub(crate) struct Profile {
 }
 
 /// Steps after a split; a chunk splits when it passes [`CHUNK_MAX`].
-const CHUNK: usize = 64;
+const CHUNK: usize = 16;
 const CHUNK_MAX: usize = 2 * CHUNK;
 /// A chunk this small is merged into its successor when they fit in one.
 const CHUNK_MIN: usize = CHUNK / 4;
 
+/// A chunk's room: its most steps, plus the one a change inserts before
+/// the chunk splits.
+const CHUNK_ROOM: usize = CHUNK_MAX + 1;
+
 #[derive(Debug, Clone, Default)]
 struct Chunk {
-    times: Vec<Time>,
-    free: Vec<u32>,
+    times: Steps<Time>,
+    free: Steps<u32>,
     min: u32,
     max: u32,
+}
+
+/// A chunk's times or free counts, held inline: a lookup goes from the
+/// directory straight to the values, with no pointer to follow.
+#[derive(Clone, Copy)]
+struct Steps<T> {
+    len: usize,
+    items: [T; CHUNK_ROOM],
+}
+
+impl<T: Copy + Default> Default for Steps<T> {
+    fn default() -> Self {
+        Self {
+            len: 0,
+            items: [T::default(); CHUNK_ROOM],
+        }
+    }
+}
+
+impl<T: Copy + Default> Steps<T> {
+    fn insert(&mut self, index: usize, value: T) {
+        assert!(self.len < CHUNK_ROOM, "a chunk holds too many steps");
+        self.items.copy_within(index..self.len, index + 1);
+        self.items[index] = value;
+        self.len += 1;
+    }
+
+    fn remove(&mut self, index: usize) -> T {
+        let value = self[index];
+        self.items.copy_within(index + 1..self.len, index);
+        self.len -= 1;
+        value
+    }
+
+    fn remove_front(&mut self, count: usize) {
+        self.items.copy_within(count..self.len, 0);
+        self.len -= count;
+    }
+
+    fn split_off(&mut self, at: usize) -> Self {
+        let mut rest = Self::default();
+        rest.extend_from_slice(&self[at..]);
+        self.len = at;
+        rest
+    }
+
+    fn extend_from_slice(&mut self, values: &[T]) {
+        self.items[self.len..self.len + values.len()].copy_from_slice(values);
+        self.len += values.len();
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+impl<T> std::ops::Deref for Steps<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+impl<T> std::ops::DerefMut for Steps<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.items[..self.len]
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Steps<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 impl Chunk {
@@ -81,6 +159,15 @@ fn add_to(chunk: &mut Chunk, from: usize, stop: usize, delta: i64) {
     }
 }
 
+/// Processors free just before a time, and the step that holds them
+/// (none at or before the profile's start). Valid until the profile
+/// changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RoomBefore {
+    pub(crate) free: u32,
+    step: Option<Pos>,
+}
+
 /// A step: its chunk and its index in the chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pos {
@@ -90,14 +177,12 @@ struct Pos {
 
 impl Default for Profile {
     fn default() -> Self {
+        let mut chunk = Chunk::default();
+        chunk.times.insert(0, 0);
+        chunk.free.insert(0, 0);
         Self {
             starts: vec![0],
-            chunks: vec![Chunk {
-                times: vec![0],
-                free: vec![0],
-                min: 0,
-                max: 0,
-            }],
+            chunks: vec![chunk],
             flat: AvailabilityProfile::new(u32::MAX, 0, 0, []),
         }
     }
@@ -142,8 +227,8 @@ impl Profile {
         self.chunks.drain(..at.chunk);
         self.starts.drain(..at.chunk);
         let chunk = &mut self.chunks[0];
-        chunk.times.drain(..at.step);
-        chunk.free.drain(..at.step);
+        chunk.times.remove_front(at.step);
+        chunk.free.remove_front(at.step);
         chunk.times[0] = now;
         chunk.summarize();
         self.starts[0] = now;
@@ -238,6 +323,22 @@ impl Profile {
         Some(Pos { chunk: index, step })
     }
 
+    /// The last step before `before` with at least `size` free.
+    fn last_at_least(&self, before: Pos, size: u32) -> Option<Pos> {
+        let chunk = &self.chunks[before.chunk];
+        if let Some(step) = (0..before.step).rev().find(|&i| chunk.free[i] >= size) {
+            return Some(Pos {
+                chunk: before.chunk,
+                step,
+            });
+        }
+        let index = (0..before.chunk)
+            .rev()
+            .find(|&c| self.chunks[c].max >= size)?;
+        let step = self.chunks[index].free.iter().rposition(|&f| f >= size)?;
+        Some(Pos { chunk: index, step })
+    }
+
     /// Where a job holding `size` processors over `[at, at + duration)`
     /// could start instead, earlier than `at`: the earliest anchor of the
     /// profile with that reservation given back, if it is before `at`.
@@ -284,19 +385,74 @@ impl Profile {
         self.search(size, duration, from.max(self.start()), limit, false)
     }
 
-    /// For a job that can slide back from `at` (`size` processors free
-    /// just before it, [`free_before`](Self::free_before)): the
-    /// earliest time from which `size` processors stay free until `at`
-    /// (the start of the run of steps with room that ends at `at`). Every
-    /// anchor from there to `at` fits the job (its own reservation covers
-    /// the rest of its window); an earlier one must be a whole window that
-    /// ends before the run, so the job's earliest anchor is the earliest
-    /// whole window before this time, or this time.
-    pub(crate) fn room_since(&self, size: u32, at: Time) -> Time {
-        let holding = self.locate(at - 1);
+    /// [`earliest_full_start_between`](Self::earliest_full_start_between)
+    /// given what is free just before `limit` (`before`). When fewer than
+    /// `size` are, no window reaches `limit`: the runs of room before it
+    /// are measured from `limit` back to `from`, from the step already
+    /// found, and the search runs only if one is long enough (compression
+    /// mostly finds none).
+    pub(crate) fn earliest_full_start_below(
+        &self,
+        size: u32,
+        duration: Time,
+        from: Time,
+        limit: Time,
+        before: RoomBefore,
+    ) -> Option<Time> {
+        if before.free >= size {
+            return self.earliest_full_start_between(size, duration, from, limit);
+        }
+        let from = from.max(self.start());
+        // At or before the start, nothing is before `limit`.
+        let mut below = before.step?;
+        loop {
+            let room_last = self.last_at_least(below, size)?;
+            // A step with fewer free follows it: `below` or an earlier one.
+            let end = self
+                .next(room_last)
+                .map_or(Time::MAX, |next| self.time(next));
+            if end <= from {
+                return None;
+            }
+            let dip = self.last_below(room_last, size);
+            let begin = match dip {
+                Some(dip) => self.next(dip).map_or(Time::MAX, |first| self.time(first)),
+                None => self.start(),
+            };
+            if end - begin.max(from) >= duration.max(1) {
+                return self.earliest_full_start_between(size, duration, from, limit);
+            }
+            below = dip?;
+        }
+    }
+
+    /// For a job that can slide back from a reservation (`size`
+    /// processors free just before it, [`room_before`](Self::room_before)):
+    /// the earliest time from which `size` processors stay free until the
+    /// reservation (the start of the run of steps with room that ends
+    /// there). Every anchor from there on fits the job (its own reservation
+    /// covers the rest of its window); an earlier one must be a whole
+    /// window that ends before the run, so the job's earliest anchor is
+    /// the earliest whole window before this time, or this time.
+    /// Also returns what is free just before that time (fewer than `size`).
+    pub(crate) fn room_since(&self, size: u32, before: RoomBefore) -> (Time, RoomBefore) {
+        let at_start = RoomBefore {
+            free: 0,
+            step: None,
+        };
+        let Some(holding) = before.step else {
+            return (self.start(), at_start);
+        };
         match self.last_below(holding, size) {
-            Some(dip) => self.next(dip).map_or(Time::MAX, |step| self.time(step)),
-            None => self.start(),
+            Some(dip) => {
+                let since = self.next(dip).map_or(Time::MAX, |step| self.time(step));
+                let before = RoomBefore {
+                    free: self.free(dip),
+                    step: Some(dip),
+                };
+                (since, before)
+            }
+            None => (self.start(), at_start),
         }
     }
 
@@ -310,16 +466,31 @@ impl Profile {
     /// remembers for job arrays reserved at one time.)
     #[cfg(test)]
     pub(crate) fn slides_back(&self, size: u32, at: Time) -> bool {
-        self.free_before(at) >= size
+        self.room_before(at).free >= size
     }
 
     /// Processors free just before `at`; none at or before the start (a
     /// reservation there cannot slide back).
+    #[cfg(test)]
     pub(crate) fn free_before(&self, at: Time) -> u32 {
+        self.room_before(at).free
+    }
+
+    /// What is free just before `at`, and where: compression looks it up
+    /// once per reservation time between moves, and
+    /// [`room_since`](Self::room_since) looks back from there.
+    pub(crate) fn room_before(&self, at: Time) -> RoomBefore {
         if at > self.start() {
-            self.free_at(at - 1)
+            let step = self.locate(at - 1);
+            RoomBefore {
+                free: self.free(step),
+                step: Some(step),
+            }
         } else {
-            0
+            RoomBefore {
+                free: 0,
+                step: None,
+            }
         }
     }
 
@@ -391,6 +562,32 @@ impl Profile {
             .map_or((Time::MAX, at_start), |dip| {
                 (self.time(dip), self.free(dip))
             })
+    }
+
+    /// The fewest processors free over `[from, end)` (`from` not before
+    /// the start, `end` after `from`): whole chunks by their least.
+    pub(crate) fn min_free(&self, from: Time, end: Time) -> u32 {
+        let at = self.locate(from);
+        let chunk = &self.chunks[at.chunk];
+        let stop = at.step + chunk.times[at.step..].partition_point(|&t| t < end);
+        let mut least = chunk.free[at.step..stop]
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(u32::MAX);
+        for chunk in &self.chunks[at.chunk + 1..] {
+            if chunk.times[0] >= end {
+                break;
+            }
+            let whole = chunk.times.last().is_some_and(|&last| last < end);
+            least = least.min(if whole {
+                chunk.min
+            } else {
+                let stop = chunk.times.partition_point(|&t| t < end);
+                chunk.free[..stop].iter().copied().min().unwrap_or(u32::MAX)
+            });
+        }
+        least
     }
 
     /// Processors free at `time` (the start's when earlier).
@@ -756,10 +953,10 @@ mod tests {
         assert_eq!(profile.slots(), [(0, 4), (5, 7), (8, 8), (18, 10)]);
         // 2 processors are free all the way from 0 to 8.
         assert!(profile.slides_back(2, 8));
-        assert_eq!(profile.room_since(2, 8), 0);
+        assert_eq!(profile.room_since(2, profile.room_before(8)).0, 0);
         // 5 are free only from 5 (4 before).
         assert!(profile.slides_back(5, 8));
-        assert_eq!(profile.room_since(5, 8), 5);
+        assert_eq!(profile.room_since(5, profile.room_before(8)).0, 5);
         // 8 are not free just before 8: no slide.
         assert!(!profile.slides_back(8, 8));
         assert_eq!(profile.free_before(8), 7);
@@ -882,10 +1079,16 @@ mod tests {
             prop_assert_eq!(profile.earliest_start(size, length), flat.earliest_fit(flat.start(), size, length));
             prop_assert_eq!(profile.earliest_start_from(at, size, length), flat.earliest_fit(at, size, length));
             let limit = at + length;
-            prop_assert_eq!(
-                profile.earliest_full_start_between(size, length, at, limit),
-                flat.earliest_fit(at, size, length).filter(|&t| t < limit)
-            );
+            let between = flat.earliest_fit(at, size, length).filter(|&t| t < limit);
+            prop_assert_eq!(profile.earliest_full_start_between(size, length, at, limit), between);
+            // Measured back from `limit`, with what is free before it.
+            let before = profile.room_before(limit);
+            prop_assert_eq!(profile.earliest_full_start_below(size, length, at, limit, before), between);
+            // From further back, to a limit with room just before it.
+            let from = at / 2;
+            let between = flat.earliest_fit(from, size, length).filter(|&t| t < at);
+            let before = profile.room_before(at);
+            prop_assert_eq!(profile.earliest_full_start_below(size, length, from, at, before), between);
             let (times, free) = flat.step_slices();
             let drop = free.iter().position(|&f| f < free[0]).map_or((Time::MAX, free[0]), |i| (times[i], free[i]));
             prop_assert_eq!(profile.first_drop(), drop);
@@ -900,7 +1103,7 @@ mod tests {
                     while since > flat.start() && flat.free_at(since - 1) >= size {
                         since = times[times.partition_point(|&t| t < since) - 1];
                     }
-                    prop_assert_eq!(profile.room_since(size, from), since);
+                    prop_assert_eq!(profile.room_since(size, profile.room_before(from)).0, since);
                 }
             }
         }
@@ -934,11 +1137,15 @@ mod tests {
             if profile.slides_back(size, at) {
                 // The earliest whole window before the run of room that
                 // ends at the reservation, or the run's start.
-                let since = profile.room_since(size, at);
+                let (since, dip) = profile.room_since(size, profile.room_before(at));
                 let window = profile.earliest_full_start_before(size, length, since);
                 prop_assert_eq!(fast, Some(window.unwrap_or(since)));
+                // Measured back from the dip before the run.
+                prop_assert!(dip.free < size);
+                prop_assert_eq!(profile.earliest_full_start_below(size, length, 0, since, dip), window);
             } else {
                 prop_assert_eq!(fast, full);
+                prop_assert_eq!(profile.earliest_full_start_below(size, length, 0, at, profile.room_before(at)), full);
             }
         }
     }

@@ -341,3 +341,40 @@ fn compression_decides_a_job_array_by_its_first_job() {
         .map(|(_, count)| count);
     assert_eq!(skips, Some(2));
 }
+
+#[test]
+fn compression_moves_the_jobs_of_a_run_that_follow_its_first_job_at_once() {
+    // 16 processors. Job 0 (16 processors, estimate 100) runs from 0 and
+    // ends at 10. Job 1 (4 processors, estimate 50) arrives at 0 and is
+    // reserved at 100; jobs 2-5 (alike) arrive at 1: 2-4 join it at 100
+    // (a run of four, 16 processors over [100, 150)) and job 5 goes to 150.
+    // At 10 job 1 slides to 10. The fewest free over its new window before
+    // its old reservation, [10, 60), is 16: room for 16 / 4 = 4 jobs, so
+    // 2-4 follow it in the same move. Job 5 then slides to 60 (16 free over
+    // [60, 150), nothing over [10, 60)).
+    let mut jobs = vec![Job::new(0, 0, 16, 100, 10), Job::new(1, 0, 4, 50, 50)];
+    for number in 2..=5 {
+        jobs.push(Job::new(number, 1, 4, 50, 50));
+    }
+    let jobs = JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap();
+    let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
+    let schedule = simulate(&jobs, &mut policy).unwrap();
+    assert_eq!(schedule.starts(), [0, 10, 10, 10, 10, 60]);
+    let counters = policy.counters();
+    let counter = |wanted: &str| {
+        counters
+            .iter()
+            .find(|&&(name, _)| name == wanted)
+            .map(|&(_, count)| count)
+    };
+    // Jobs 1 and 5 examined and moved, 2-4 moved with job 1.
+    assert_eq!(counter("compression_visits"), Some(2));
+    assert_eq!(counter("compression_moves"), Some(5));
+    assert_eq!(counter("compression_moves_together"), Some(3));
+    // Examining every job gives the same schedule, with no job moved along.
+    let mut each = Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays();
+    assert_eq!(
+        simulate(&jobs, &mut each).unwrap().starts(),
+        schedule.starts()
+    );
+}
