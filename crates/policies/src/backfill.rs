@@ -66,6 +66,9 @@ impl fmt::Display for Depth {
 ///   its estimate (possible only when jobs are not killed at their
 ///   estimate) can make a reservation infeasible; such a job is placed again
 ///   like a new arrival, the only case in which a reservation moves later.
+///   The engine expects a job past its estimate to end a second from now,
+///   so a waiting job reserved then wakes the policy every second while
+///   the overrun lasts: a call per second of overrun.
 #[derive(Debug, Clone)]
 pub struct Backfill {
     name: String,
