@@ -539,7 +539,8 @@ impl Backfill {
             #[cfg(debug_assertions)]
             {
                 let mut rebuilt = self.profile.clone();
-                let compress_rebuilt = self.rebuild_profile(view, queue, &mut rebuilt);
+                let compress_rebuilt =
+                    Self::rebuild_profile(&mut self.reservations, view, queue, &mut rebuilt);
                 assert!(
                     rebuilt == self.profile && compress_rebuilt == compress,
                     "conservative: the followed profile differs from a rebuilt one at {now}: {:?} vs {:?}, compress {compress} vs {compress_rebuilt}",
@@ -549,9 +550,8 @@ impl Backfill {
             }
         } else {
             self.conservative_counters.rebuilds += 1;
-            let mut profile = std::mem::take(&mut self.profile);
-            compress = self.rebuild_profile(view, queue, &mut profile);
-            self.profile = profile;
+            compress =
+                Self::rebuild_profile(&mut self.reservations, view, queue, &mut self.profile);
             // Reservations may have been dropped: runs start over.
             for &id in queue {
                 self.run_end[id.index()] = id;
@@ -562,7 +562,7 @@ impl Backfill {
         if compress {
             self.conservative_counters.compressions += 1;
             self.windows.clear();
-            let mut free_before = None;
+            let mut room_looked_up = None;
             let mut position = 0;
             // The run just decided: its first job and the reservation time,
             // size and estimate its jobs share now.
@@ -578,11 +578,11 @@ impl Backfill {
                 let (size, estimate) = (view.job(id).size, view.estimate(id));
                 // Job arrays reserve many jobs at one time: the room before
                 // it is looked up once between two moves.
-                let room_before = match free_before {
+                let room_before = match room_looked_up {
                     Some((time, room)) if time == at => room,
                     _ => {
                         let room = self.profile.room_before(at);
-                        free_before = Some((at, room));
+                        room_looked_up = Some((at, room));
                         room
                     }
                 };
@@ -617,7 +617,8 @@ impl Backfill {
                 let mut own_end = run_end;
                 if let Some(anchor) = anchor {
                     // The jobs of the run that follow it there, moved at
-                    // once (see `together`).
+                    // once: as many as the room over the new window before
+                    // the old reservation holds (see this function's docs).
                     let followers = if run_end == id {
                         0
                     } else {
@@ -638,6 +639,7 @@ impl Backfill {
                     let moving = &queue[position - 1..position + followers];
                     self.conservative_counters.moved += moving.len() as u64;
                     self.conservative_counters.moved_together += followers as u64;
+                    // At most `room` processors: no overflow.
                     self.profile
                         .shift(at, anchor, estimate, size * moving.len() as u32);
                     for &job in moving {
@@ -645,7 +647,7 @@ impl Backfill {
                         self.reservations[job.index()] = Some(anchor);
                     }
                     self.windows.moved(at, anchor, estimate);
-                    free_before = None;
+                    room_looked_up = None;
                     position += followers;
                     let last_moved = queue[position - 1];
                     if run_end != last_moved {
@@ -853,8 +855,15 @@ impl Backfill {
     /// order (a reservation that no longer fits, which only a job running
     /// past its estimate can cause, is dropped and its job placed again).
     /// Returns whether to compress: capacity came back before it was
-    /// expected, or a reservation was dropped.
-    fn rebuild_profile(&mut self, view: &View<'_>, queue: &[JobId], profile: &mut Profile) -> bool {
+    /// expected, or a reservation was dropped. (An associated function, so
+    /// that the policy's own profile is rebuilt in place, its buffers
+    /// reused.)
+    fn rebuild_profile(
+        reservations: &mut [Option<Time>],
+        view: &View<'_>,
+        queue: &[JobId],
+        profile: &mut Profile,
+    ) -> bool {
         let now = view.now();
         profile.reset(
             now,
@@ -866,14 +875,14 @@ impl Backfill {
                 .is_some_and(|start| now < start + view.estimate(id))
         });
         for &id in queue {
-            let Some(at) = self.reservations[id.index()] else {
+            let Some(at) = reservations[id.index()] else {
                 continue;
             };
             let (size, estimate) = (view.job(id).size, view.estimate(id));
             if profile.fits(at, size, estimate) {
                 profile.reserve(at, at + estimate, size);
             } else {
-                self.reservations[id.index()] = None;
+                reservations[id.index()] = None;
                 compress = true;
             }
         }

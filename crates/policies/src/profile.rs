@@ -168,6 +168,14 @@ pub(crate) struct RoomBefore {
     step: Option<Pos>,
 }
 
+impl RoomBefore {
+    /// Before the profile's start: nothing.
+    const NONE: Self = Self {
+        free: 0,
+        step: None,
+    };
+}
+
 /// A step: its chunk and its index in the chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pos {
@@ -307,35 +315,26 @@ impl Profile {
         Some(Pos { chunk: index, step })
     }
 
-    /// The last step before `before` with fewer than `size` free.
-    fn last_below(&self, before: Pos, size: u32) -> Option<Pos> {
+    /// The last step before `before` with at least `size` free
+    /// (`at_least`), or with fewer: [`first`](Self::first) backwards.
+    fn last(&self, before: Pos, size: u32, at_least: bool) -> Option<Pos> {
+        let hit = |free: u32| (free >= size) == at_least;
         let chunk = &self.chunks[before.chunk];
-        if let Some(step) = (0..before.step).rev().find(|&i| chunk.free[i] < size) {
+        if let Some(step) = (0..before.step).rev().find(|&i| hit(chunk.free[i])) {
             return Some(Pos {
                 chunk: before.chunk,
                 step,
             });
         }
-        let index = (0..before.chunk)
-            .rev()
-            .find(|&c| self.chunks[c].min < size)?;
-        let step = self.chunks[index].free.iter().rposition(|&f| f < size)?;
-        Some(Pos { chunk: index, step })
-    }
-
-    /// The last step before `before` with at least `size` free.
-    fn last_at_least(&self, before: Pos, size: u32) -> Option<Pos> {
-        let chunk = &self.chunks[before.chunk];
-        if let Some(step) = (0..before.step).rev().find(|&i| chunk.free[i] >= size) {
-            return Some(Pos {
-                chunk: before.chunk,
-                step,
-            });
-        }
-        let index = (0..before.chunk)
-            .rev()
-            .find(|&c| self.chunks[c].max >= size)?;
-        let step = self.chunks[index].free.iter().rposition(|&f| f >= size)?;
+        let index = (0..before.chunk).rev().find(|&c| {
+            let chunk = &self.chunks[c];
+            if at_least {
+                chunk.max >= size
+            } else {
+                chunk.min < size
+            }
+        })?;
+        let step = self.chunks[index].free.iter().rposition(|&f| hit(f))?;
         Some(Pos { chunk: index, step })
     }
 
@@ -406,7 +405,7 @@ impl Profile {
         // At or before the start, nothing is before `limit`.
         let mut below = before.step?;
         loop {
-            let room_last = self.last_at_least(below, size)?;
+            let room_last = self.last(below, size, true)?;
             // A step with fewer free follows it: `below` or an earlier one.
             let end = self
                 .next(room_last)
@@ -414,7 +413,7 @@ impl Profile {
             if end <= from {
                 return None;
             }
-            let dip = self.last_below(room_last, size);
+            let dip = self.last(room_last, size, false);
             let begin = match dip {
                 Some(dip) => self.next(dip).map_or(Time::MAX, |first| self.time(first)),
                 None => self.start(),
@@ -436,14 +435,10 @@ impl Profile {
     /// the earliest whole window before this time, or this time.
     /// Also returns what is free just before that time (fewer than `size`).
     pub(crate) fn room_since(&self, size: u32, before: RoomBefore) -> (Time, RoomBefore) {
-        let at_start = RoomBefore {
-            free: 0,
-            step: None,
-        };
         let Some(holding) = before.step else {
-            return (self.start(), at_start);
+            return (self.start(), RoomBefore::NONE);
         };
-        match self.last_below(holding, size) {
+        match self.last(holding, size, false) {
             Some(dip) => {
                 let since = self.next(dip).map_or(Time::MAX, |step| self.time(step));
                 let before = RoomBefore {
@@ -452,7 +447,7 @@ impl Profile {
                 };
                 (since, before)
             }
-            None => (self.start(), at_start),
+            None => (self.start(), RoomBefore::NONE),
         }
     }
 
@@ -462,21 +457,15 @@ impl Profile {
     /// earliest anchor of [`earliest_start_before`](Self::earliest_start_before)
     /// is that of [`earliest_full_start_before`](Self::earliest_full_start_before):
     /// a window reaching into `at` would need that room.
-    /// (Compression compares [`free_before`](Self::free_before), which it
+    /// (Compression compares [`room_before`](Self::room_before), which it
     /// remembers for job arrays reserved at one time.)
     #[cfg(test)]
     pub(crate) fn slides_back(&self, size: u32, at: Time) -> bool {
         self.room_before(at).free >= size
     }
 
-    /// Processors free just before `at`; none at or before the start (a
-    /// reservation there cannot slide back).
-    #[cfg(test)]
-    pub(crate) fn free_before(&self, at: Time) -> u32 {
-        self.room_before(at).free
-    }
-
-    /// What is free just before `at`, and where: compression looks it up
+    /// What is free just before `at` (none at or before the start: a
+    /// reservation there cannot slide back), and where: compression looks it up
     /// once per reservation time between moves, and
     /// [`room_since`](Self::room_since) looks back from there.
     pub(crate) fn room_before(&self, at: Time) -> RoomBefore {
@@ -487,10 +476,7 @@ impl Profile {
                 step: Some(step),
             }
         } else {
-            RoomBefore {
-                free: 0,
-                step: None,
-            }
+            RoomBefore::NONE
         }
     }
 
@@ -959,8 +945,8 @@ mod tests {
         assert_eq!(profile.room_since(5, profile.room_before(8)).0, 5);
         // 8 are not free just before 8: no slide.
         assert!(!profile.slides_back(8, 8));
-        assert_eq!(profile.free_before(8), 7);
-        assert_eq!(profile.free_before(0), 0);
+        assert_eq!(profile.room_before(8).free, 7);
+        assert_eq!(profile.room_before(0), RoomBefore::NONE);
     }
 
     #[test]
