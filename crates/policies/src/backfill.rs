@@ -1,13 +1,12 @@
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use schedsim_sim_core::{Decisions, JobId, Policy, Time, View};
 
+use crate::conservative::Conservative;
 use crate::order::{QueueOrder, SortedQueue};
-use crate::profile::{Profile, RoomBefore};
+use crate::profile::Profile;
 use crate::shadow::{Shadow, Starts};
 use crate::slurm::{Multifactor, MultifactorConfig};
 
@@ -81,43 +80,18 @@ pub struct Backfill {
     /// Jobs started in this call.
     started: Starts,
     profile: Profile,
-    /// Conservative: the reserved start of each waiting job, by job id.
     /// Depth 1 and k: the reservations made in the last call. Empty at
     /// depth 0, which never reserves.
     reservations: Vec<Option<Time>>,
     reserved_last_call: Vec<JobId>,
-    /// Conservative: the last wake-up time asked for, to ask only once.
-    wake_requested: Time,
     /// Order `multifactor`: the priority engine.
     multifactor: Option<Box<Multifactor>>,
     /// Order `multifactor`: the last recalculation wake-up asked for.
     period_wake: Time,
-    /// Conservative: what lets the profile follow the events.
-    conservative: ConservativeState,
-    /// Conservative: how much work compression did.
-    conservative_counters: ConservativeCounters,
     /// The jobs started in the last call (they left the sorted queue).
     last_starts: Vec<JobId>,
-    /// Conservative: full windows found since compression last moved a job.
-    windows: WindowMemo,
-    /// Conservative (static orders): the reservations by time.
-    by_time: ReservationTimes,
-    /// Conservative, arrival order: job arrays. For the first job of a
-    /// run of consecutive waiting jobs with one reservation time, size and
-    /// estimate, the last job of the run (every other job: itself).
-    /// Compression decides a run by its first job when that one stays: the
-    /// others ask the same question of the same profile.
-    run_end: Vec<JobId>,
-    /// The first job of the last run (where an arrival may join).
-    last_run: Option<JobId>,
-    /// Whether compression decides runs by their first job (the tests
-    /// compare with deciding every job).
-    job_arrays: bool,
-    /// Conservative: waiting jobs that no anchor fitted.
-    unplaced: Vec<JobId>,
-    /// Conservative: buffers for the jobs placed and started in a call.
-    placing: Vec<JobId>,
-    starting: Vec<JobId>,
+    /// Depth all: the conservative engine.
+    conservative: Option<Box<Conservative>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,21 +136,12 @@ impl Backfill {
             profile: Profile::default(),
             reservations: Vec::new(),
             reserved_last_call: Vec::new(),
-            wake_requested: Time::MIN,
             multifactor: (order == QueueOrder::Multifactor)
                 .then(|| Box::new(Multifactor::new(MultifactorConfig::default()))),
             period_wake: Time::MIN,
-            conservative: ConservativeState::default(),
-            conservative_counters: ConservativeCounters::default(),
             last_starts: Vec::new(),
-            windows: WindowMemo::default(),
-            by_time: ReservationTimes::default(),
-            run_end: Vec::new(),
-            last_run: None,
-            job_arrays: true,
-            unplaced: Vec::new(),
-            placing: Vec::new(),
-            starting: Vec::new(),
+            conservative: (engine == Engine::Conservative)
+                .then(|| Box::new(Conservative::new(order))),
         }
     }
 
@@ -242,7 +207,9 @@ impl Backfill {
     /// the tests check.
     #[doc(hidden)]
     pub fn without_job_arrays(mut self) -> Self {
-        self.job_arrays = false;
+        if let Some(conservative) = &mut self.conservative {
+            conservative.without_job_arrays();
+        }
         self
     }
 
@@ -259,7 +226,10 @@ impl Backfill {
     /// The start time reserved for a waiting job after the last call, if it
     /// holds a reservation (for EASY: the shadow time of the blocked job).
     pub fn reservation(&self, id: JobId) -> Option<Time> {
-        self.reservations.get(id.index()).copied().flatten()
+        match &self.conservative {
+            Some(conservative) => conservative.reservation(id),
+            None => self.reservations.get(id.index()).copied().flatten(),
+        }
     }
 
     fn clear_call_reservations(&mut self) {
@@ -420,709 +390,6 @@ impl Backfill {
             }
         }
     }
-
-    /// Depth all: persistent reservations with compression (appendix A.2).
-    ///
-    /// The profile persists between calls and follows the events: time
-    /// moves its start, a job ending before its estimate gives its
-    /// processors back from now to its planned end (and triggers a
-    /// compression), starts and arrivals change nothing or one reservation.
-    /// It is rebuilt from the running jobs and the held reservations (as
-    /// the thesis describes each call) only when the events cannot be
-    /// followed: the first call, a job running past its estimate, an
-    /// elastic command, a reserved job leaving the queue unstarted, or an
-    /// empty queue (the simulator does not call an idle policy, so ends go
-    /// unseen). In
-    /// debug builds every followed profile is checked against a rebuilt one.
-    ///
-    /// Compression visits the queue in order. A job with room just before
-    /// its reservation slides back: every anchor in the run of room that
-    /// ends at its reservation fits it (its own slot covers the rest of its
-    /// window), so it goes to the run's start or to an earlier whole window
-    /// ([`Profile::room_since`]). Any other job moves to the earliest whole
-    /// window before its reservation, if there is one. Whole windows depend
-    /// only on the profile, the job's size and its estimate: [`WindowMemo`]
-    /// keeps what the searches found by shape, across moves (a move can
-    /// only open windows that reach where it gave processors back), and a
-    /// search resumes where the last one of its shape, or of a smaller
-    /// shape, stopped. Job arrays of one shape cost one search, and the
-    /// room before a reservation time is looked up once between moves.
-    /// As no window reaches a reservation time without room just before
-    /// it, a search first measures the runs of room backwards from the
-    /// step already found there, and searches forward only when one is
-    /// long enough ([`Profile::earliest_full_start_below`]).
-    /// In arrival order, a run of consecutive jobs with one reservation
-    /// time, size and estimate (a job array, gathered by compression or
-    /// placed together) is decided by its first job. When that one stays,
-    /// the others would ask the same question of the same profile
-    /// (`compression_skips` counts them; on full RICC they are 601 M of
-    /// 743 M). When it moves, the next jobs of the run follow it as far as
-    /// the fewest processors free over the part of its new window before
-    /// the old reservation allow, in one profile change
-    /// (`compression_moves_together`; 19.7 M of RICC's 57.0 M moves): a
-    /// follower asks only about times before the reservation, where the
-    /// moves so far took processors and gave none back, so an anchor that
-    /// was no window for the first job is none for it, and the first
-    /// job's anchor stays one while that many processors are left.
-    /// The profile keeps its steps in chunks of at most 32, held inline,
-    /// with their least and most free processors: a search skips chunks
-    /// without room, and a move changes only the steps between its old and
-    /// new slots ([`Profile::shift`]), inserting and removing inside one
-    /// chunk. A compression costs a lookup per run of waiting jobs (two
-    /// binary searches and the memo), searches for the shapes the moves
-    /// disturb, and O(log steps + steps moved over + 32) per run that
-    /// moves: still O(queue) per compression, not O((1 + moved) log n).
-    /// The counters (`compression_visits`, `compression_searches`,
-    /// `compression_moves`) show the three terms. The rest of a call
-    /// costs O((arrivals + starts) log queue) under static orders: the
-    /// jobs to place are the arrivals, and the jobs due are found by time
-    /// ([`ReservationTimes`]).
-    fn schedule_conservative(
-        &mut self,
-        view: &View<'_>,
-        queue: &[JobId],
-        decisions: &mut Decisions,
-    ) {
-        let now = view.now();
-        // Static orders rank every waiting job, so the jobs to place and to
-        // start are found from the events instead of a pass over the queue;
-        // multifactor priorities move between calls, and its calls scan.
-        let ranked = self.order != QueueOrder::Multifactor;
-        let order = self.order;
-        let rank = move |id: JobId| (order.key(view, id).unwrap_or(0), id);
-        debug_assert!(
-            !ranked || queue.windows(2).all(|pair| rank(pair[0]) < rank(pair[1])),
-            "conservative: the queue is not in its order's rank"
-        );
-        let in_queue = |id: &JobId| {
-            queue
-                .binary_search_by_key(&rank(*id), |&other| rank(other))
-                .is_ok()
-        };
-        // The queue holds the last call's jobs that did not start and this
-        // call's arrivals, unless a job left it unstarted (then the profile
-        // is rebuilt from the queue).
-        let queue_kept = if ranked {
-            queue.len()
-                == self.conservative.queue_len
-                    + view.arrived().iter().filter(|id| in_queue(id)).count()
-        } else {
-            let held = queue
-                .iter()
-                .filter(|id| self.reservations[id.index()].is_some())
-                .count();
-            held == self.conservative.held
-        };
-        // The running job that ends first is the one past its estimate, if
-        // any is: its expected end then moves with every call.
-        let overrun = view.running().next().is_some_and(|job| {
-            view.started_at(job.id)
-                .is_some_and(|start| start + view.estimate(job.id) <= now)
-        });
-        let follow = self.conservative.followed
-            && !overrun
-            && queue_kept
-            && view.estimate_changes() == self.conservative.estimate_changes;
-        let mut compress = false;
-        if follow {
-            self.profile.advance(now);
-            for &id in view.ended() {
-                let Some(start) = view.started_at(id) else {
-                    continue;
-                };
-                let planned_end = start + view.estimate(id);
-                if now < planned_end {
-                    self.profile.release(now, planned_end, view.job(id).size);
-                    compress = true;
-                }
-            }
-            #[cfg(debug_assertions)]
-            {
-                let mut rebuilt = self.profile.clone();
-                let compress_rebuilt =
-                    Self::rebuild_profile(&mut self.reservations, view, queue, &mut rebuilt);
-                assert!(
-                    rebuilt == self.profile && compress_rebuilt == compress,
-                    "conservative: the followed profile differs from a rebuilt one at {now}: {:?} vs {:?}, compress {compress} vs {compress_rebuilt}",
-                    self.profile,
-                    rebuilt
-                );
-            }
-        } else {
-            self.conservative_counters.rebuilds += 1;
-            compress =
-                Self::rebuild_profile(&mut self.reservations, view, queue, &mut self.profile);
-            // Reservations may have been dropped: runs start over.
-            for &id in queue {
-                self.run_end[id.index()] = id;
-            }
-            self.last_run = None;
-        }
-        let runs = self.order == QueueOrder::Fcfs && self.job_arrays;
-        if compress {
-            self.conservative_counters.compressions += 1;
-            self.windows.clear();
-            let mut room_looked_up = None;
-            let mut position = 0;
-            // The run just decided: its first job and the reservation time,
-            // size and estimate its jobs share now.
-            let mut previous: Option<(JobId, Time, u32, Time)> = None;
-            while position < queue.len() {
-                let id = queue[position];
-                position += 1;
-                let Some(at) = self.reservations[id.index()] else {
-                    previous = None;
-                    continue;
-                };
-                self.conservative_counters.visited += 1;
-                let (size, estimate) = (view.job(id).size, view.estimate(id));
-                // Job arrays reserve many jobs at one time: the room before
-                // it is looked up once between two moves.
-                let room_before = match room_looked_up {
-                    Some((time, room)) if time == at => room,
-                    _ => {
-                        let room = self.profile.room_before(at);
-                        room_looked_up = Some((at, room));
-                        room
-                    }
-                };
-                // A job with room just before its reservation slides back
-                // to the start of that room, or to an earlier whole window;
-                // any other job can only move to a whole window.
-                let anchor = if room_before.free >= size {
-                    let (room_since, dip) = self.profile.room_since(size, room_before);
-                    let window = self.windows.full_start_before(
-                        &self.profile,
-                        &mut self.conservative_counters.searched,
-                        (size, estimate),
-                        room_since,
-                        dip,
-                    );
-                    Some(window.unwrap_or(room_since))
-                } else {
-                    self.windows.full_start_before(
-                        &self.profile,
-                        &mut self.conservative_counters.searched,
-                        (size, estimate),
-                        at,
-                        room_before,
-                    )
-                };
-                debug_assert_eq!(
-                    anchor,
-                    self.profile.earliest_start_before(size, estimate, at),
-                    "conservative: the shortcut and the search disagree for job {id:?}"
-                );
-                let run_end = if runs { self.run_end[id.index()] } else { id };
-                let mut own_end = run_end;
-                if let Some(anchor) = anchor {
-                    // The jobs of the run that follow it there, moved at
-                    // once: as many as the room over the new window before
-                    // the old reservation holds (see this function's docs).
-                    let followers = if run_end == id {
-                        0
-                    } else {
-                        let rest = run_rest(&queue[position..], run_end);
-                        let room = self.profile.min_free(anchor, (anchor + estimate).min(at));
-                        room.checked_div(size)
-                            .map_or(rest, |fit| rest.min(fit.saturating_sub(1) as usize))
-                    };
-                    #[cfg(debug_assertions)]
-                    self.check_followers(
-                        view,
-                        &queue[position..],
-                        (id, run_end),
-                        at,
-                        anchor,
-                        followers,
-                    );
-                    let moving = &queue[position - 1..position + followers];
-                    self.conservative_counters.moved += moving.len() as u64;
-                    self.conservative_counters.moved_together += followers as u64;
-                    // At most `room` processors: no overflow.
-                    self.profile
-                        .shift(at, anchor, estimate, size * moving.len() as u32);
-                    for &job in moving {
-                        self.by_time.note(job, anchor, ranked);
-                        self.reservations[job.index()] = Some(anchor);
-                    }
-                    self.windows.moved(at, anchor, estimate);
-                    room_looked_up = None;
-                    position += followers;
-                    let last_moved = queue[position - 1];
-                    if run_end != last_moved {
-                        // The rest of the run is a run of its own.
-                        let next = queue[position];
-                        self.run_end[next.index()] = run_end;
-                        self.run_end[id.index()] = last_moved;
-                        if self.last_run == Some(id) {
-                            self.last_run = Some(next);
-                        }
-                        own_end = last_moved;
-                    }
-                } else if run_end != id {
-                    // The rest of the run stays too: same question, same
-                    // profile.
-                    let rest = run_rest(&queue[position..], run_end);
-                    #[cfg(debug_assertions)]
-                    for &other in &queue[position..position + rest] {
-                        debug_assert_eq!(
-                            (
-                                self.reservations[other.index()],
-                                view.job(other).size,
-                                view.estimate(other)
-                            ),
-                            (Some(at), size, estimate),
-                            "conservative: job {other:?} is not like the first of its run {id:?}"
-                        );
-                    }
-                    self.conservative_counters.skipped += rest as u64;
-                    position += rest;
-                }
-                if runs {
-                    // Compression gathers job arrays at one time: a run
-                    // like the one before it joins it.
-                    let shape = (anchor.unwrap_or(at), size, estimate);
-                    match previous {
-                        Some((head, time, size, estimate)) if (time, size, estimate) == shape => {
-                            self.run_end[head.index()] = own_end;
-                            self.run_end[id.index()] = id;
-                            if self.last_run == Some(id) {
-                                self.last_run = Some(head);
-                            }
-                        }
-                        _ => previous = Some((id, shape.0, shape.1, shape.2)),
-                    }
-                }
-            }
-        }
-        // New arrivals (and displaced jobs) take the earliest anchor left,
-        // in queue order. Following the events, the jobs without a
-        // reservation are this call's arrivals and those no anchor fitted
-        // last time.
-        let mut placing = std::mem::take(&mut self.placing);
-        placing.clear();
-        if ranked && follow {
-            placing.append(&mut self.unplaced);
-            placing.extend(view.arrived().iter().copied().filter(in_queue));
-            placing.sort_unstable_by_key(|&id| rank(id));
-        } else {
-            placing.extend(
-                queue
-                    .iter()
-                    .copied()
-                    .filter(|id| self.reservations[id.index()].is_none()),
-            );
-        }
-        self.unplaced.clear();
-        for &id in &placing {
-            let (size, estimate) = (view.job(id).size, view.estimate(id));
-            if let Some(anchor) = self.profile.earliest_start(size, estimate) {
-                self.profile.reserve(anchor, anchor + estimate, size);
-                self.by_time.note(id, anchor, ranked);
-                self.reservations[id.index()] = Some(anchor);
-                if runs {
-                    self.join_run(view, queue, id, follow);
-                }
-            } else {
-                self.unplaced.push(id);
-            }
-        }
-        self.placing = placing;
-        // Jobs whose reservation time has come start, in queue order.
-        let mut starting = std::mem::take(&mut self.starting);
-        starting.clear();
-        let next_start = if ranked {
-            if !follow {
-                // Jobs that left the queue unstarted keep their entries:
-                // take only the queue's.
-                self.by_time.refill(queue, &self.reservations);
-            }
-            let next = self
-                .by_time
-                .pop_due(now, &mut self.reservations, &mut starting);
-            starting.sort_unstable_by_key(|&id| rank(id));
-            next
-        } else {
-            let mut next = Time::MAX;
-            for &id in queue {
-                match self.reservations[id.index()] {
-                    Some(at) if at == now => starting.push(id),
-                    Some(at) => next = next.min(at),
-                    None => {}
-                }
-            }
-            next
-        };
-        for &id in &starting {
-            self.reservations[id.index()] = None;
-            decisions.start(id);
-        }
-        // Stale entries past twice the queue: start over (amortized).
-        if ranked && self.by_time.len() > 2 * queue.len() + 1024 {
-            self.by_time.refill(queue, &self.reservations);
-        }
-        let waiting = queue.len() - starting.len();
-        self.starting = starting;
-        // While a job runs past its estimate its expected end moves every
-        // call; with no job left waiting the simulator skips the calls (and
-        // their ends) until the next arrival: rebuild next time in both
-        // cases.
-        self.conservative = ConservativeState {
-            followed: !overrun && waiting > 0,
-            held: waiting - self.unplaced.len(),
-            queue_len: waiting,
-            estimate_changes: view.estimate_changes(),
-        };
-        // A reservation is a promise to start at that time. Usually a job
-        // ends then anyway, but after a compression a reservation can sit at
-        // a time when nothing happens (e.g. the planned end of a job that
-        // has since moved earlier): make sure the policy runs then.
-        if next_start != Time::MAX && next_start != self.wake_requested {
-            decisions.wake_at(next_start);
-            self.wake_requested = next_start;
-        }
-    }
-
-    /// Debug builds: the `followers` jobs after `id` (the first of a run
-    /// reserved at `at` that ends with `run_end`, about to move to
-    /// `anchor`) would each move to `anchor` when examined one by one, and
-    /// the next one of the run would not.
-    #[cfg(debug_assertions)]
-    fn check_followers(
-        &self,
-        view: &View<'_>,
-        rest: &[JobId],
-        (id, run_end): (JobId, JobId),
-        at: Time,
-        anchor: Time,
-        followers: usize,
-    ) {
-        if run_end == id {
-            return;
-        }
-        let (size, estimate) = (view.job(id).size, view.estimate(id));
-        let mut profile = self.profile.clone();
-        profile.shift(at, anchor, estimate, size);
-        for (index, &other) in rest
-            .iter()
-            .take_while(|&&other| other <= run_end)
-            .enumerate()
-        {
-            let found = profile.earliest_start_before(size, estimate, at);
-            if index == followers {
-                assert_ne!(
-                    found,
-                    Some(anchor),
-                    "conservative: job {other:?} follows {id:?}"
-                );
-                break;
-            }
-            assert_eq!(
-                found,
-                Some(anchor),
-                "conservative: job {other:?} does not follow {id:?}"
-            );
-            profile.shift(at, anchor, estimate, size);
-        }
-    }
-
-    /// Arrival order: `id` was just placed; it joins the last run if it
-    /// arrived right after that run's last job with the same reservation
-    /// time, size and estimate, or starts a run. Only arrivals (placed
-    /// while following the events) join: they come after every waiting
-    /// job.
-    fn join_run(&mut self, view: &View<'_>, queue: &[JobId], id: JobId, follow: bool) {
-        self.run_end[id.index()] = id;
-        let joined = follow
-            && self.last_run.is_some_and(|head| {
-                let last = self.run_end[head.index()];
-                let position = queue.partition_point(|&other| other < id);
-                position > 0
-                    && queue[position - 1] == last
-                    && self.reservations[last.index()] == self.reservations[id.index()]
-                    && view.job(last).size == view.job(id).size
-                    && view.estimate(last) == view.estimate(id)
-            });
-        match self.last_run {
-            Some(head) if joined => self.run_end[head.index()] = id,
-            _ => self.last_run = Some(id),
-        }
-    }
-
-    /// The profile of the thesis's description, built from scratch: the
-    /// running jobs' expected ends, then the held reservations in queue
-    /// order (a reservation that no longer fits, which only a job running
-    /// past its estimate can cause, is dropped and its job placed again).
-    /// Returns whether to compress: capacity came back before it was
-    /// expected, or a reservation was dropped. (An associated function, so
-    /// that the policy's own profile is rebuilt in place, its buffers
-    /// reused.)
-    fn rebuild_profile(
-        reservations: &mut [Option<Time>],
-        view: &View<'_>,
-        queue: &[JobId],
-        profile: &mut Profile,
-    ) -> bool {
-        let now = view.now();
-        profile.reset(
-            now,
-            view.free(),
-            view.running().map(|job| (job.expected_end, job.size)),
-        );
-        let mut compress = view.ended().iter().any(|&id| {
-            view.started_at(id)
-                .is_some_and(|start| now < start + view.estimate(id))
-        });
-        for &id in queue {
-            let Some(at) = reservations[id.index()] else {
-                continue;
-            };
-            let (size, estimate) = (view.job(id).size, view.estimate(id));
-            if profile.fits(at, size, estimate) {
-                profile.reserve(at, at + estimate, size);
-            } else {
-                reservations[id.index()] = None;
-                compress = true;
-            }
-        }
-        compress
-    }
-}
-
-/// How many of `rest` (waiting jobs in arrival order, right after the first
-/// job of a run) belong to the run that ends with `run_end`: a galloping
-/// search, as runs are short next to the queue.
-fn run_rest(rest: &[JobId], run_end: JobId) -> usize {
-    let mut bound = 1;
-    while bound <= rest.len() && rest[bound - 1] <= run_end {
-        bound *= 2;
-    }
-    let from = bound / 2;
-    let to = bound.min(rest.len());
-    from + rest[from..to].partition_point(|&other| other <= run_end)
-}
-
-/// What compression has learnt of whole windows, by size and estimate:
-/// job arrays put many jobs of one shape in a row. The profile changes
-/// between questions only by moves, which [`moved`](Self::moved) tells the
-/// memo: a move takes processors earlier and gives them back later, so
-/// what the memo knows stays true up to where the returned processors could
-/// open a new window.
-#[derive(Debug, Clone, Default)]
-struct WindowMemo {
-    entries: [WindowEntry; WINDOW_MEMO_ENTRIES],
-    len: usize,
-    /// The entry to replace next when all are used.
-    next: usize,
-}
-
-/// Shapes remembered; past this many, the oldest goes.
-const WINDOW_MEMO_ENTRIES: usize = 8;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct WindowEntry {
-    size: u32,
-    duration: Time,
-    /// The earliest whole window, if known...
-    earliest: Option<Time>,
-    /// ... else no whole window starts before this time.
-    none_before: Time,
-}
-
-impl WindowMemo {
-    fn clear(&mut self) {
-        self.len = 0;
-        self.next = 0;
-    }
-
-    /// The earliest anchor before `limit` where `size` processors stay free
-    /// for all of `duration`, remembered or searched (counting searches).
-    /// A search starts where what is known ends: after the last time known
-    /// to start no window of this shape, or of a smaller one (a window for
-    /// this shape is one for every smaller size and duration). `before`
-    /// is what is free just before `limit`.
-    fn full_start_before(
-        &mut self,
-        profile: &Profile,
-        searches: &mut u64,
-        (size, duration): (u32, Time),
-        limit: Time,
-        before: RoomBefore,
-    ) -> Option<Time> {
-        let entries = &mut self.entries[..self.len];
-        if let Some(entry) = entries
-            .iter_mut()
-            .find(|entry| entry.size == size && entry.duration == duration)
-        {
-            if let Some(time) = entry.earliest {
-                return Some(time).filter(|&time| time < limit);
-            }
-            if limit <= entry.none_before {
-                return None;
-            }
-            *searches += 1;
-            entry.earliest =
-                profile.earliest_full_start_below(size, duration, entry.none_before, limit, before);
-            entry.none_before = limit;
-            return entry.earliest;
-        }
-        let known = entries
-            .iter()
-            .filter(|entry| entry.size <= size && entry.duration <= duration)
-            .map(|entry| entry.earliest.unwrap_or(entry.none_before))
-            .max()
-            .unwrap_or(Time::MIN);
-        let earliest = if limit <= known {
-            None
-        } else {
-            *searches += 1;
-            profile.earliest_full_start_below(size, duration, known, limit, before)
-        };
-        let entry = WindowEntry {
-            size,
-            duration,
-            earliest,
-            none_before: limit.max(known),
-        };
-        if self.len < WINDOW_MEMO_ENTRIES {
-            self.entries[self.len] = entry;
-            self.len += 1;
-        } else {
-            self.entries[self.next] = entry;
-            self.next = (self.next + 1) % WINDOW_MEMO_ENTRIES;
-        }
-        earliest
-    }
-
-    /// A job of `size` processors for `duration` moved from `from` to the
-    /// earlier `to`: the profile lost processors over
-    /// `[to, min(from, to + duration))` and gained them over
-    /// `[max(from, to + duration), from + duration)`. Windows that did not
-    /// exist can only be new ones that reach into the gain; a window that
-    /// overlaps the loss may be gone.
-    fn moved(&mut self, from: Time, to: Time, duration: Time) {
-        let lost = (to, from.min(to + duration));
-        let gained_from = from.max(to + duration);
-        for entry in &mut self.entries[..self.len] {
-            // New windows of this shape start after this.
-            let new_after = gained_from.saturating_sub(entry.duration);
-            match entry.earliest {
-                Some(time) => {
-                    let still_there = time + entry.duration <= lost.0 || time >= lost.1;
-                    if still_there && time <= new_after {
-                        continue;
-                    }
-                    entry.earliest = None;
-                    entry.none_before = if still_there {
-                        new_after + 1
-                    } else {
-                        time.min(new_after + 1)
-                    };
-                }
-                None => entry.none_before = entry.none_before.min(new_after + 1),
-            }
-        }
-    }
-}
-
-/// The reservations of waiting jobs by time, for the jobs due now and the
-/// next wake-up without a pass over the queue. Entries are only added: one
-/// whose job has since moved or started is stale and dropped when it
-/// surfaces (a job's entry is current while its reservation equals it).
-#[derive(Debug, Clone, Default)]
-struct ReservationTimes {
-    heap: BinaryHeap<Reverse<(Time, JobId)>>,
-}
-
-impl ReservationTimes {
-    /// Records that `id` now holds a reservation at `at` (if `enabled`: the
-    /// static orders).
-    fn note(&mut self, id: JobId, at: Time, enabled: bool) {
-        if enabled {
-            self.heap.push(Reverse((at, id)));
-        }
-    }
-
-    /// Entries, current and stale.
-    fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    /// Starts over from the reservations of the jobs in `queue`.
-    fn refill(&mut self, queue: &[JobId], reservations: &[Option<Time>]) {
-        let entries = queue
-            .iter()
-            .filter_map(|&id| reservations[id.index()].map(|at| Reverse((at, id))));
-        self.heap = entries.collect();
-    }
-
-    /// Moves the jobs reserved at `now` (none is earlier) into `due`,
-    /// clearing their reservations, and returns the next reservation time
-    /// (`Time::MAX` if none).
-    fn pop_due(
-        &mut self,
-        now: Time,
-        reservations: &mut [Option<Time>],
-        due: &mut Vec<JobId>,
-    ) -> Time {
-        while let Some(&Reverse((at, id))) = self.heap.peek() {
-            if reservations[id.index()] != Some(at) {
-                self.heap.pop();
-                continue;
-            }
-            if at > now {
-                return at;
-            }
-            debug_assert_eq!(at, now, "conservative: job {id:?} missed its reservation");
-            self.heap.pop();
-            reservations[id.index()] = None;
-            due.push(id);
-        }
-        Time::MAX
-    }
-}
-
-/// What conservative backfilling keeps between calls to follow the events
-/// in its profile instead of rebuilding it.
-#[derive(Debug, Clone, Copy, Default)]
-struct ConservativeState {
-    /// The profile matches the last call's plan and the next call will see
-    /// every end since (false at first, while a job runs past its
-    /// estimate, and when no job is left waiting).
-    followed: bool,
-    /// Reservations held by queued jobs after the last call.
-    held: usize,
-    /// Jobs left waiting after the last call.
-    queue_len: usize,
-    /// [`View::estimate_changes`] at the last call.
-    estimate_changes: u64,
-}
-
-/// Conservative backfilling's work, reported as policy counters: a
-/// compression costs a visit per waiting job and a profile update per
-/// job that moves (the complexity the docs of `schedule_conservative`
-/// state).
-#[derive(Debug, Clone, Copy, Default)]
-struct ConservativeCounters {
-    /// Calls whose profile was built from scratch.
-    rebuilds: u64,
-    /// Calls that compressed the schedule.
-    compressions: u64,
-    /// Reservations examined by compressions.
-    visited: u64,
-    /// Profile searches they made: for a whole window of a shape not seen
-    /// since the last move, or for how far a job with room just before its
-    /// reservation slides back; the other examinations were answered by an
-    /// earlier search since the last move.
-    searched: u64,
-    /// Reservations moved earlier by compressions.
-    moved: u64,
-    /// Of those, the jobs of a run moved with its first job.
-    moved_together: u64,
-    /// Reservations decided with the first job of their run (job arrays)
-    /// without being examined.
-    skipped: u64,
 }
 
 impl Policy for Backfill {
@@ -1131,31 +398,19 @@ impl Policy for Backfill {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        if self.engine != Engine::Conservative {
-            return Vec::new();
-        }
-        let counters = self.conservative_counters;
-        vec![
-            ("profile_rebuilds", counters.rebuilds),
-            ("compressions", counters.compressions),
-            ("compression_visits", counters.visited),
-            ("compression_searches", counters.searched),
-            ("compression_moves", counters.moved),
-            ("compression_moves_together", counters.moved_together),
-            ("compression_skips", counters.skipped),
-        ]
+        self.conservative
+            .as_ref()
+            .map_or_else(Vec::new, |conservative| conservative.counters())
     }
 
     fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
         // Depth 0 (FCFS) never reserves: no per-job table (16 bytes a job;
         // `reservation` answers `None` beyond its end).
-        if self.depth != Depth::Jobs(0) && self.reservations.len() < view.jobs().len() {
+        if matches!(self.engine, Engine::Scan | Engine::Profile)
+            && self.depth != Depth::Jobs(0)
+            && self.reservations.len() < view.jobs().len()
+        {
             self.reservations.resize(view.jobs().len(), None);
-        }
-        if self.engine == Engine::Conservative && self.run_end.len() < view.jobs().len() {
-            let known = self.run_end.len();
-            self.run_end
-                .extend((known..view.jobs().len()).map(|index| JobId(index as u32)));
         }
         // Arrival order needs no copy of the queue.
         let mut ordered = std::mem::take(&mut self.ordered);
@@ -1179,7 +434,11 @@ impl Policy for Backfill {
                 self.clear_call_reservations();
                 self.schedule_profile(view, queue, decisions);
             }
-            Engine::Conservative => self.schedule_conservative(view, queue, decisions),
+            Engine::Conservative => {
+                if let Some(conservative) = &mut self.conservative {
+                    conservative.schedule(view, queue, decisions);
+                }
+            }
         }
         if let Some(multifactor) = &mut self.multifactor {
             multifactor.note_starts(view, decisions.starts());
@@ -1195,56 +454,5 @@ impl Policy for Backfill {
         self.sorted = sorted;
         self.last_starts.clear();
         self.last_starts.extend_from_slice(decisions.starts());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-
-        /// The galloping search counts what a binary search counts.
-        #[test]
-        fn run_rest_counts_the_run(ids in proptest::collection::btree_set(0u32..400, 0..60), end in 0u32..420) {
-            let rest: Vec<JobId> = ids.into_iter().map(JobId).collect();
-            let expected = rest.partition_point(|&other| other <= JobId(end));
-            prop_assert_eq!(run_rest(&rest, JobId(end)), expected);
-        }
-
-        /// The memo answers every sequence of questions as a fresh search
-        /// would, shapes repeated, limits rising and falling, more shapes
-        /// than it holds, with compression's moves (a reservation to its
-        /// earliest anchor before it) between the questions.
-        #[test]
-        fn window_memo_equals_searching(
-            free_now in 0u32..30,
-            ends in proptest::collection::vec((1i64..600, 1u32..4), 0..60),
-            reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..80),
-            questions in proptest::collection::vec((1u32..8, 1i64..12, 0i64..900, 0usize..60), 1..60),
-        ) {
-            let (mut profile, mut held) = Profile::with_reservations(free_now, &ends, &reservations);
-            let mut memo = WindowMemo::default();
-            let mut searches = 0;
-            for &(size, shape, limit, pick) in &questions {
-                // 11 durations: more shapes than the memo's 8 entries.
-                let duration = shape * 10;
-                let before = profile.room_before(limit);
-                let remembered = memo.full_start_before(&profile, &mut searches, (size, duration), limit, before);
-                let searched = profile.earliest_full_start_before(size, duration, limit);
-                prop_assert_eq!(remembered, searched);
-                // Then the picked reservation moves, if it can.
-                if let Some(&(at, length, size)) = held.get(pick)
-                    && let Some(anchor) = profile.earliest_start_before(size, length, at)
-                {
-                    profile.shift(at, anchor, length, size);
-                    memo.moved(at, anchor, length);
-                    held[pick].0 = anchor;
-                }
-            }
-            prop_assert!(searches <= questions.len() as u64);
-        }
     }
 }

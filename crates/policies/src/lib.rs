@@ -115,6 +115,7 @@
 #![warn(missing_docs)]
 
 mod backfill;
+mod conservative;
 mod deadline;
 mod dedicated;
 mod delayed_los;

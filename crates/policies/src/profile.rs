@@ -1,14 +1,14 @@
 use schedsim_sim_core::{AvailabilityProfile, Time};
 
-/// Free processors over future time, as conservative backfilling and the
+/// Free processors over future time, as depth-k backfilling and the
 /// dedicated-job policies keep it (LOS thesis, appendix A.2): the steps of
 /// sim-core's `AvailabilityProfile` (the same steps, merged the same way,
 /// which the tests check against it), stored in chunks of at most
 /// [`CHUNK_MAX`] steps with each chunk's least and most free processors.
 /// A change inserts or removes steps inside one chunk instead of shifting
-/// every later step (on RICC, conservative backfilling's profile holds
-/// thousands of steps and moves a reservation 57 million times), and a
-/// search skips whole chunks without room. Capacity is not bounded here
+/// every later step, and a search skips whole chunks without room.
+/// (Conservative backfilling keeps its own, [`crate::conservative`]'s
+/// timeline, where reservations hold their steps.) Capacity is not bounded here
 /// (the running jobs' ends give the machine's processors back), and the
 /// callers only reserve where a job fits.
 #[derive(Debug, Clone)]
@@ -73,6 +73,7 @@ impl<T: Copy + Default> Steps<T> {
         value
     }
 
+    #[cfg(test)]
     fn remove_front(&mut self, count: usize) {
         self.items.copy_within(count..self.len, 0);
         self.len -= count;
@@ -159,23 +160,6 @@ fn add_to(chunk: &mut Chunk, from: usize, stop: usize, delta: i64) {
     }
 }
 
-/// Processors free just before a time, and the step that holds them
-/// (none at or before the profile's start). Valid until the profile
-/// changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RoomBefore {
-    pub(crate) free: u32,
-    step: Option<Pos>,
-}
-
-impl RoomBefore {
-    /// Before the profile's start: nothing.
-    const NONE: Self = Self {
-        free: 0,
-        step: None,
-    };
-}
-
 /// A step: its chunk and its index in the chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pos {
@@ -227,6 +211,7 @@ impl Profile {
     }
 
     /// Moves the start to `now`, forgetting what lies before.
+    #[cfg(test)]
     pub(crate) fn advance(&mut self, now: Time) {
         if now <= self.start() {
             return;
@@ -315,185 +300,12 @@ impl Profile {
         Some(Pos { chunk: index, step })
     }
 
-    /// The last step before `before` with at least `size` free
-    /// (`at_least`), or with fewer: [`first`](Self::first) backwards.
-    fn last(&self, before: Pos, size: u32, at_least: bool) -> Option<Pos> {
-        let hit = |free: u32| (free >= size) == at_least;
-        let chunk = &self.chunks[before.chunk];
-        if let Some(step) = (0..before.step).rev().find(|&i| hit(chunk.free[i])) {
-            return Some(Pos {
-                chunk: before.chunk,
-                step,
-            });
-        }
-        let index = (0..before.chunk).rev().find(|&c| {
-            let chunk = &self.chunks[c];
-            if at_least {
-                chunk.max >= size
-            } else {
-                chunk.min < size
-            }
-        })?;
-        let step = self.chunks[index].free.iter().rposition(|&f| hit(f))?;
-        Some(Pos { chunk: index, step })
-    }
-
-    /// Where a job holding `size` processors over `[at, at + duration)`
-    /// could start instead, earlier than `at`: the earliest anchor of the
-    /// profile with that reservation given back, if it is before `at`.
-    /// Equivalent to releasing, searching and comparing, but it leaves the
-    /// profile alone: before `at` the job's own reservation frees nothing,
-    /// and from `at` on it covers whatever part of an earlier window
-    /// reaches past `at`, so only `[t, min(t + duration, at))` must have
-    /// `size` processors free.
-    pub(crate) fn earliest_start_before(
-        &self,
-        size: u32,
-        duration: Time,
-        at: Time,
-    ) -> Option<Time> {
-        self.search(size, duration, self.start(), at, true)
-    }
-
-    /// The earliest anchor before `limit` at which `size` processors stay
-    /// free for the whole of `duration` (at least 1 s), if any: the windows
-    /// that [`earliest_start_before`](Self::earliest_start_before) finds
-    /// for a reservation at `limit` or later, less those that reach into
-    /// it. (Compression asks [`earliest_full_start_between`](Self::earliest_full_start_between).)
-    #[cfg(test)]
-    pub(crate) fn earliest_full_start_before(
-        &self,
-        size: u32,
-        duration: Time,
-        limit: Time,
-    ) -> Option<Time> {
-        self.search(size, duration, self.start(), limit, false)
-    }
-
-    /// The earliest anchor in `[from, limit)` (`from` clamped to the
-    /// profile's start) at which `size` processors stay free for the whole
-    /// of `duration`: a search that resumes where an earlier one that found
-    /// nothing before `from` stopped.
-    pub(crate) fn earliest_full_start_between(
-        &self,
-        size: u32,
-        duration: Time,
-        from: Time,
-        limit: Time,
-    ) -> Option<Time> {
-        self.search(size, duration, from.max(self.start()), limit, false)
-    }
-
-    /// [`earliest_full_start_between`](Self::earliest_full_start_between)
-    /// given what is free just before `limit` (`before`). When fewer than
-    /// `size` are, no window reaches `limit`: the runs of room before it
-    /// are measured from `limit` back to `from`, from the step already
-    /// found, and the search runs only if one is long enough (compression
-    /// mostly finds none).
-    pub(crate) fn earliest_full_start_below(
-        &self,
-        size: u32,
-        duration: Time,
-        from: Time,
-        limit: Time,
-        before: RoomBefore,
-    ) -> Option<Time> {
-        if before.free >= size {
-            return self.earliest_full_start_between(size, duration, from, limit);
-        }
-        let from = from.max(self.start());
-        // At or before the start, nothing is before `limit`.
-        let mut below = before.step?;
-        loop {
-            let room_last = self.last(below, size, true)?;
-            // A step with fewer free follows it: `below` or an earlier one.
-            let end = self
-                .next(room_last)
-                .map_or(Time::MAX, |next| self.time(next));
-            if end <= from {
-                return None;
-            }
-            let dip = self.last(room_last, size, false);
-            let begin = match dip {
-                Some(dip) => self.next(dip).map_or(Time::MAX, |first| self.time(first)),
-                None => self.start(),
-            };
-            if end - begin.max(from) >= duration.max(1) {
-                return self.earliest_full_start_between(size, duration, from, limit);
-            }
-            below = dip?;
-        }
-    }
-
-    /// For a job that can slide back from a reservation (`size`
-    /// processors free just before it, [`room_before`](Self::room_before)):
-    /// the earliest time from which `size` processors stay free until the
-    /// reservation (the start of the run of steps with room that ends
-    /// there). Every anchor from there on fits the job (its own reservation
-    /// covers the rest of its window); an earlier one must be a whole
-    /// window that ends before the run, so the job's earliest anchor is
-    /// the earliest whole window before this time, or this time.
-    /// Also returns what is free just before that time (fewer than `size`).
-    pub(crate) fn room_since(&self, size: u32, before: RoomBefore) -> (Time, RoomBefore) {
-        let Some(holding) = before.step else {
-            return (self.start(), RoomBefore::NONE);
-        };
-        match self.last(holding, size, false) {
-            Some(dip) => {
-                let since = self.next(dip).map_or(Time::MAX, |step| self.time(step));
-                let before = RoomBefore {
-                    free: self.free(dip),
-                    step: Some(dip),
-                };
-                (since, before)
-            }
-            None => (self.start(), RoomBefore::NONE),
-        }
-    }
-
-    /// Whether a job of `size` processors reserved at `at` could start a
-    /// little earlier: `size` processors are free just before `at` (its own
-    /// reservation covers the rest of any window). When it cannot, the
-    /// earliest anchor of [`earliest_start_before`](Self::earliest_start_before)
-    /// is that of [`earliest_full_start_before`](Self::earliest_full_start_before):
-    /// a window reaching into `at` would need that room.
-    /// (Compression compares [`room_before`](Self::room_before), which it
-    /// remembers for job arrays reserved at one time.)
-    #[cfg(test)]
-    pub(crate) fn slides_back(&self, size: u32, at: Time) -> bool {
-        self.room_before(at).free >= size
-    }
-
-    /// What is free just before `at` (none at or before the start: a
-    /// reservation there cannot slide back), and where: compression looks it up
-    /// once per reservation time between moves, and
-    /// [`room_since`](Self::room_since) looks back from there.
-    pub(crate) fn room_before(&self, at: Time) -> RoomBefore {
-        if at > self.start() {
-            let step = self.locate(at - 1);
-            RoomBefore {
-                free: self.free(step),
-                step: Some(step),
-            }
-        } else {
-            RoomBefore::NONE
-        }
-    }
-
     /// The earliest anchor `t` in `[from, limit)` (`from`, not before the
-    /// start, or a step's start) with `size` processors free over
-    /// `[t, min(t + duration, limit))`, or over all of `[t, t + duration)`
-    /// unless `truncate` (at least 1 s either way). An anchor whose window
-    /// would end past the last representable time fits only when `limit`
-    /// cuts it (`limit` is `Time::MAX` for an unbounded search).
-    fn search(
-        &self,
-        size: u32,
-        duration: Time,
-        from: Time,
-        limit: Time,
-        truncate: bool,
-    ) -> Option<Time> {
+    /// start, or a step's start) with `size` processors free over all of
+    /// `[t, t + duration)` (at least 1 s); none whose window would end past
+    /// the last representable time (`limit` is `Time::MAX` for an
+    /// unbounded search).
+    fn search(&self, size: u32, duration: Time, from: Time, limit: Time) -> Option<Time> {
         let mut candidate = self.locate(from);
         loop {
             candidate = self.first(candidate, size, true)?;
@@ -501,12 +313,7 @@ impl Profile {
             if anchor >= limit {
                 return None;
             }
-            let end = match anchor.checked_add(duration.max(1)) {
-                Some(end) if truncate => end.min(limit),
-                Some(end) => end,
-                None if truncate => limit,
-                None => return None,
-            };
+            let end = anchor.checked_add(duration.max(1))?;
             let Some(after) = self.next(candidate) else {
                 return Some(anchor);
             };
@@ -535,7 +342,7 @@ impl Profile {
         if duration < 0 {
             return None;
         }
-        self.search(size, duration, from.max(self.start()), Time::MAX, false)
+        self.search(size, duration, from.max(self.start()), Time::MAX)
     }
 
     /// Where the free processors first fall below those free at the start,
@@ -548,32 +355,6 @@ impl Profile {
             .map_or((Time::MAX, at_start), |dip| {
                 (self.time(dip), self.free(dip))
             })
-    }
-
-    /// The fewest processors free over `[from, end)` (`from` not before
-    /// the start, `end` after `from`): whole chunks by their least.
-    pub(crate) fn min_free(&self, from: Time, end: Time) -> u32 {
-        let at = self.locate(from);
-        let chunk = &self.chunks[at.chunk];
-        let stop = at.step + chunk.times[at.step..].partition_point(|&t| t < end);
-        let mut least = chunk.free[at.step..stop]
-            .iter()
-            .copied()
-            .min()
-            .unwrap_or(u32::MAX);
-        for chunk in &self.chunks[at.chunk + 1..] {
-            if chunk.times[0] >= end {
-                break;
-            }
-            let whole = chunk.times.last().is_some_and(|&last| last < end);
-            least = least.min(if whole {
-                chunk.min
-            } else {
-                let stop = chunk.times.partition_point(|&t| t < end);
-                chunk.free[..stop].iter().copied().min().unwrap_or(u32::MAX)
-            });
-        }
-        least
     }
 
     /// Processors free at `time` (the start's when earlier).
@@ -609,24 +390,9 @@ impl Profile {
 
     /// Gives back `size` processors over `[start, end)` taken by
     /// [`reserve`](Self::reserve).
+    #[cfg(test)]
     pub(crate) fn release(&mut self, start: Time, end: Time, size: u32) {
         self.change(start, end, i64::from(size));
-    }
-
-    /// Moves a reservation of `size` processors for `duration` from `from`
-    /// to `to` (where it fits): [`release`](Self::release) then
-    /// [`reserve`](Self::reserve), touching only what changes when the two
-    /// overlap (a reservation sliding a little earlier costs the slide,
-    /// not its length).
-    pub(crate) fn shift(&mut self, from: Time, to: Time, duration: Time, size: u32) {
-        if to < from && from < to + duration {
-            debug_assert!(self.fits(to, size, from - to));
-            self.change(to + duration, from + duration, i64::from(size));
-            self.change(to, from, -i64::from(size));
-        } else {
-            self.release(from, from + duration, size);
-            self.reserve(to, to + duration, size);
-        }
     }
 
     /// Adds `delta` to the free processors over `[start, end)` (not before
@@ -781,27 +547,6 @@ impl Profile {
         self.steps().collect()
     }
 
-    /// A profile from 0 with `free_now` free, the `ends` coming back, and
-    /// each of `reservations` (`(start, length, size)`) that fits, taken
-    /// in order; also returns those taken.
-    #[cfg(test)]
-    pub(crate) fn with_reservations(
-        free_now: u32,
-        ends: &[(Time, u32)],
-        reservations: &[(Time, Time, u32)],
-    ) -> (Self, Vec<(Time, Time, u32)>) {
-        let mut profile = Self::default();
-        profile.reset(0, free_now, ends.iter().copied());
-        let mut held = Vec::new();
-        for &(at, length, size) in reservations {
-            if profile.fits(at, size, length) {
-                profile.reserve(at, at + length, size);
-                held.push((at, length, size));
-            }
-        }
-        (profile, held)
-    }
-
     /// The representation's invariants: chunks neither empty nor past
     /// their maximum, the directory and summaries exact, times increasing
     /// and neighbours different.
@@ -914,42 +659,6 @@ mod tests {
     }
 
     #[test]
-    fn earliest_start_before_sees_the_jobs_own_reservation() {
-        // 10 processors: 4 free at 0, 7 from 5, 10 from 8. A job of 6 for
-        // 10 s reserved at 8: the profile shows 4, 7, then 4 over [8, 18).
-        let mut profile = Profile::default();
-        profile.reset(0, 4, [(5, 3), (8, 3)].into_iter());
-        profile.reserve(8, 18, 6);
-        // Given back, it fits from 5 (7 free until 8, then its own 6):
-        // only [5, 8) must hold 6 free.
-        assert_eq!(profile.earliest_start_before(6, 10, 8), Some(5));
-        // A job of 8 cannot start before 8 (at most 7 free before).
-        assert_eq!(profile.earliest_start_before(8, 10, 8), None);
-        // Nothing is earlier than the reservation itself.
-        assert_eq!(profile.earliest_start_before(1, 10, 0), None);
-    }
-
-    #[test]
-    fn room_since_finds_the_run_before_a_reservation() {
-        // 10 processors: 4 free at 0, 7 from 5, 10 from 8; a job of 2 for
-        // 10 s reserved at 8 leaves 8 free over [8, 18).
-        let mut profile = Profile::default();
-        profile.reset(0, 4, [(5, 3), (8, 3)].into_iter());
-        profile.reserve(8, 18, 2);
-        assert_eq!(profile.slots(), [(0, 4), (5, 7), (8, 8), (18, 10)]);
-        // 2 processors are free all the way from 0 to 8.
-        assert!(profile.slides_back(2, 8));
-        assert_eq!(profile.room_since(2, profile.room_before(8)).0, 0);
-        // 5 are free only from 5 (4 before).
-        assert!(profile.slides_back(5, 8));
-        assert_eq!(profile.room_since(5, profile.room_before(8)).0, 5);
-        // 8 are not free just before 8: no slide.
-        assert!(!profile.slides_back(8, 8));
-        assert_eq!(profile.room_before(8).free, 7);
-        assert_eq!(profile.room_before(0), RoomBefore::NONE);
-    }
-
-    #[test]
     fn chunks_split_and_merge_back() {
         // 1000 free from 0; k + 1 taken over each [2k, 2k + 1) for k < 400:
         // 800 steps, free 999, 1000, 998, 1000... (seven chunks, each with
@@ -1029,7 +738,8 @@ mod tests {
                         let to = at.max(start);
                         if moved.reserve(to, length, size).is_ok() {
                             flat = moved;
-                            profile.shift(from, to, length, size);
+                            profile.release(from, from + length, size);
+                            profile.reserve(to, to + length, size);
                             let index = held.iter().position(|&h| h == (from, length, size)).unwrap();
                             held[index].0 = to;
                         } else if length % 2 == 0 {
@@ -1064,75 +774,9 @@ mod tests {
             prop_assert_eq!(profile.fits(at, size, length), flat.fits(at, size, length));
             prop_assert_eq!(profile.earliest_start(size, length), flat.earliest_fit(flat.start(), size, length));
             prop_assert_eq!(profile.earliest_start_from(at, size, length), flat.earliest_fit(at, size, length));
-            let limit = at + length;
-            let between = flat.earliest_fit(at, size, length).filter(|&t| t < limit);
-            prop_assert_eq!(profile.earliest_full_start_between(size, length, at, limit), between);
-            // Measured back from `limit`, with what is free before it.
-            let before = profile.room_before(limit);
-            prop_assert_eq!(profile.earliest_full_start_below(size, length, at, limit, before), between);
-            // From further back, to a limit with room just before it.
-            let from = at / 2;
-            let between = flat.earliest_fit(from, size, length).filter(|&t| t < at);
-            let before = profile.room_before(at);
-            prop_assert_eq!(profile.earliest_full_start_below(size, length, from, at, before), between);
             let (times, free) = flat.step_slices();
             let drop = free.iter().position(|&f| f < free[0]).map_or((Time::MAX, free[0]), |i| (times[i], free[i]));
             prop_assert_eq!(profile.first_drop(), drop);
-            if let Some(&(from, length, size)) = held.first() {
-                let mut released = flat.clone();
-                released.release(from, length, size).unwrap();
-                let anchor = released.earliest_fit(released.start(), size, length).filter(|&t| t < from);
-                prop_assert_eq!(profile.earliest_start_before(size, length, from), anchor);
-                if profile.slides_back(size, from) {
-                    // The run of room before `from`, walked back by hand.
-                    let mut since = from - 1;
-                    while since > flat.start() && flat.free_at(since - 1) >= size {
-                        since = times[times.partition_point(|&t| t < since) - 1];
-                    }
-                    prop_assert_eq!(profile.room_since(size, profile.room_before(from)).0, since);
-                }
-            }
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-
-        /// The search without touching the profile equals release, search
-        /// and compare, on random profiles and reservations (up to a few
-        /// hundred steps: several chunks).
-        #[test]
-        fn earliest_start_before_equals_release_and_search(
-            free_now in 0u32..30,
-            ends in proptest::collection::vec((1i64..600, 1u32..4), 0..80),
-            reservations in proptest::collection::vec((0i64..800, 1i64..60, 1u32..5), 0..120),
-            job in (0i64..800, 1i64..100, 1u32..9),
-        ) {
-            let (mut profile, _) = Profile::with_reservations(free_now, &ends, &reservations);
-            let (at, length, size) = job;
-            prop_assume!(profile.fits(at, size, length));
-            profile.reserve(at, at + length, size);
-            let fast = profile.earliest_start_before(size, length, at);
-            let mut slow = profile.clone();
-            slow.release(at, at + length, size);
-            let anchor = slow.earliest_start(size, length).filter(|&t| t < at);
-            prop_assert_eq!(fast, anchor);
-            // Compression's shortcut: room just before the reservation, or
-            // else the earliest whole window, is the same answer.
-            let full = profile.earliest_full_start_before(size, length, at);
-            if profile.slides_back(size, at) {
-                // The earliest whole window before the run of room that
-                // ends at the reservation, or the run's start.
-                let (since, dip) = profile.room_since(size, profile.room_before(at));
-                let window = profile.earliest_full_start_before(size, length, since);
-                prop_assert_eq!(fast, Some(window.unwrap_or(since)));
-                // Measured back from the dip before the run.
-                prop_assert!(dip.free < size);
-                prop_assert_eq!(profile.earliest_full_start_below(size, length, 0, since, dip), window);
-            } else {
-                prop_assert_eq!(fast, full);
-                prop_assert_eq!(profile.earliest_full_start_below(size, length, 0, at, profile.room_before(at)), full);
-            }
         }
     }
 }

@@ -10,7 +10,7 @@ use schedsim_policies::{
     TracebackOrder,
 };
 use schedsim_sim_core::{
-    Decisions, Job, JobId, JobModel, JobSet, Policy, Schedule, Time, View, simulate,
+    Decisions, Job, JobId, JobModel, JobSet, OverrunRule, Policy, Schedule, Time, View, simulate,
 };
 
 const PROCS: u32 = 16;
@@ -65,6 +65,49 @@ fn job_arrays() -> impl Strategy<Value = JobSet> {
             .collect();
         JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()
     })
+}
+
+/// Larger workloads on the 16-processor machine: job arrays of a few
+/// shapes mixed with single jobs of any shape, submits in bursts, runtimes
+/// up to twice the estimate (killed at the estimate, or extended past it
+/// when `extend`).
+fn mixed_workload(extend: bool) -> impl Strategy<Value = JobSet> {
+    let array = (
+        0..400i64,
+        prop::sample::select(vec![1u32, 2, 4, 8, 16]),
+        prop::sample::select(vec![15i64, 30, 60, 300]),
+        1..=10usize,
+        prop::collection::vec(0..=200i64, 10),
+    );
+    let single = (0..400i64, 1..=PROCS, 1..200i64, 0..=200i64);
+    (
+        prop::collection::vec(array, 1..10),
+        prop::collection::vec(single, 0..40),
+    )
+        .prop_map(move |(arrays, singles)| {
+            let mut specs: Vec<(i64, u32, i64, i64)> = Vec::new();
+            for (submit, size, estimate, count, percents) in arrays {
+                for percent in percents.into_iter().take(count) {
+                    specs.push((submit, size, estimate, estimate * percent / 100));
+                }
+            }
+            for (submit, size, estimate, percent) in singles {
+                specs.push((submit, size, estimate, estimate * percent / 100));
+            }
+            specs.sort_by_key(|spec| spec.0);
+            let jobs = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (submit, size, estimate, runtime))| {
+                    Job::new(i as u64, submit, size, estimate, runtime)
+                })
+                .collect();
+            let mut model = JobModel::new(PROCS);
+            if extend {
+                model.overrun = OverrunRule::Extend;
+            }
+            JobSet::from_jobs(jobs, &model).unwrap()
+        })
 }
 
 fn all_policies() -> Vec<Box<dyn Policy>> {
@@ -377,4 +420,35 @@ fn compression_moves_the_jobs_of_a_run_that_follow_its_first_job_at_once() {
         simulate(&jobs, &mut each).unwrap().starts(),
         schedule.starts()
     );
+}
+
+proptest! {
+    // Each case simulates a few hundred jobs with brute-force checks in
+    // debug builds: fewer cases.
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Conservative backfilling on larger mixed workloads, jobs killed at
+    /// their estimate or running past it: debug builds check every
+    /// reservation compression skips or moves against a brute-force
+    /// search of its earliest anchor (the shortcuts: room just before a
+    /// reservation, the shape floors, job arrays), and every followed
+    /// profile against a rebuilt one; the simulator accepts every start
+    /// (capacity, submit times), and job arrays give the schedule of
+    /// examining every job.
+    #[test]
+    fn conservative_shortcuts_hold_on_mixed_workloads(
+        killed in mixed_workload(false),
+        extended in mixed_workload(true),
+    ) {
+        for jobs in [killed, extended] {
+            simulate(&jobs, &mut Backfill::new(QueueOrder::ShortestFirst, Depth::All)).unwrap();
+            let arrays = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
+            let each = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays()).unwrap();
+            prop_assert_eq!(arrays.starts(), each.starts());
+        }
+    }
 }

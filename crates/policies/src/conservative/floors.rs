@@ -1,0 +1,299 @@
+//! What conservative backfilling knows of whole windows between
+//! compressions: per job shape (size and estimate), a time before which
+//! none starts, kept true through the gains that could open one.
+
+use std::collections::HashMap;
+
+use schedsim_sim_core::Time;
+
+use super::timeline::{Gain, Timeline};
+
+/// Per shape of the waiting jobs (size and estimate), its *floor*: no
+/// whole window of the shape (`size` processors free for all of the
+/// estimate) starts before it. A search that finds none before a limit
+/// raises the floor to the limit, and placing a job at its earliest anchor
+/// raises it to that anchor; losses keep it true. A gain can open a window
+/// only for a size it *raised* (above what one of its steps freed before,
+/// at most what it frees now), only inside the run of room for that size
+/// around it, and only one that reaches into it: [`gained`](Self::gained)
+/// lowers the floors of the waiting shapes that fit there. A job reserved
+/// too early for a window from its shape's floor on has none, and
+/// compression skips the search.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ShapeFloors {
+    ids: HashMap<(u32, Time), u32>,
+    shapes: Vec<Shape>,
+    /// Per size, the shapes with jobs waiting, by increasing estimate.
+    by_size: Vec<Vec<u32>>,
+    /// Per size, no job of that size is reserved later than this (the
+    /// latest anchor given since the last clear: moves only go earlier).
+    latest: Vec<Time>,
+    /// Per size, the run of room last measured around a gain in this
+    /// call (`[begin, end)`), with the call: gains since have shrunk it,
+    /// or extended it through a gain measured again.
+    rooms: Vec<(u64, Time, Time)>,
+    /// Calls so far.
+    call: u64,
+    /// Bit `size % 64` of word `size / 64`: a job of that size waits.
+    words: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    size: u32,
+    duration: Time,
+    /// No whole window starts before this time.
+    floor: Time,
+    /// Waiting jobs of this shape.
+    waiting: u32,
+}
+
+impl ShapeFloors {
+    /// The shape of a job of `size` processors for `duration` seconds.
+    pub(crate) fn shape(&mut self, size: u32, duration: Time) -> u32 {
+        let next = self.shapes.len() as u32;
+        *self.ids.entry((size, duration)).or_insert_with(|| {
+            self.shapes.push(Shape {
+                size,
+                duration,
+                floor: Time::MIN,
+                waiting: 0,
+            });
+            next
+        })
+    }
+
+    /// The size and estimate of `shape`.
+    pub(crate) fn size_and_duration(&self, shape: u32) -> (u32, Time) {
+        let shape = &self.shapes[shape as usize];
+        (shape.size, shape.duration)
+    }
+
+    /// No whole window of `shape` starts before this time.
+    pub(crate) fn floor(&self, shape: u32) -> Time {
+        self.shapes[shape as usize].floor
+    }
+
+    /// No whole window of `shape` starts before `limit` (a search found
+    /// none, or the earliest one there).
+    pub(crate) fn searched(&mut self, shape: u32, limit: Time) {
+        self.shapes[shape as usize].floor = limit;
+    }
+
+    /// A job of `shape` now waits with a reservation at `at`.
+    pub(crate) fn add(&mut self, shape: u32, at: Time) {
+        let Shape {
+            size,
+            duration,
+            waiting,
+            ..
+        } = self.shapes[shape as usize];
+        self.shapes[shape as usize].waiting += 1;
+        let index = size as usize;
+        if self.by_size.len() <= index {
+            self.by_size.resize_with(index + 1, Vec::new);
+            self.latest.resize(index + 1, Time::MIN);
+            self.rooms.resize(index + 1, (0, 0, 0));
+            self.words.resize(index / 64 + 1, 0);
+        }
+        self.latest[index] = self.latest[index].max(at);
+        if waiting > 0 {
+            return;
+        }
+        let list = &mut self.by_size[index];
+        let at = list.partition_point(|&other| self.shapes[other as usize].duration < duration);
+        list.insert(at, shape);
+        self.words[index / 64] |= 1 << (index % 64);
+    }
+
+    /// A job of `shape` no longer waits with a reservation.
+    pub(crate) fn remove(&mut self, shape: u32) {
+        let entry = &mut self.shapes[shape as usize];
+        entry.waiting -= 1;
+        if entry.waiting > 0 {
+            return;
+        }
+        let index = entry.size as usize;
+        let list = &mut self.by_size[index];
+        list.retain(|&other| other != shape);
+        if list.is_empty() {
+            self.words[index / 64] &= !(1 << (index % 64));
+        }
+    }
+
+    /// A new call: rooms measured before may have shrunk or grown.
+    pub(crate) fn next_call(&mut self) {
+        self.call += 1;
+    }
+
+    /// Forgets every floor and every waiting job (the profile is rebuilt).
+    pub(crate) fn clear(&mut self) {
+        for shape in &mut self.shapes {
+            shape.floor = Time::MIN;
+            shape.waiting = 0;
+        }
+        self.by_size.iter_mut().for_each(Vec::clear);
+        self.latest.iter_mut().for_each(|time| *time = Time::MIN);
+        self.words.iter_mut().for_each(|word| *word = 0);
+    }
+
+    /// `gain` gave processors back: for each waiting size it raised, the
+    /// shapes whose whole window fits in the run of room around it see
+    /// their floor lowered to where such a window could start.
+    pub(crate) fn gained(&mut self, timeline: &Timeline, gain: &Gain) {
+        // What each step frees now, less the gain: the sizes above it and
+        // at most what it frees now are raised (many steps: one band).
+        let band = |free: u32| ((free + 1).saturating_sub(gain.amount).max(1), free);
+        let mut bands: [(u32, u32); 8] = [(0, 0); 8];
+        let count = match timeline.gain_levels() {
+            Some(levels) => {
+                let mut count = 0;
+                for (slot, free) in bands.iter_mut().zip(levels) {
+                    *slot = band(free);
+                    count += 1;
+                }
+                count
+            }
+            None => {
+                let (low, high) = timeline.gain_range();
+                bands[0] = (band(low).0, high);
+                1
+            }
+        };
+        let bands = &mut bands[..count];
+        bands.sort_unstable();
+        let mut done = 0;
+        for &(low, high) in bands.iter() {
+            let low = low.max(done + 1);
+            if low > high {
+                continue;
+            }
+            done = high;
+            let mut size = low;
+            while let Some(found) = next_present(&self.words, size, high) {
+                self.lower(timeline, gain, found);
+                size = found + 1;
+            }
+        }
+    }
+
+    /// Lowers the floors of the waiting shapes of `size` that fit in the
+    /// run of room for it around `gain`.
+    fn lower(&mut self, timeline: &Timeline, gain: &Gain, size: u32) {
+        // A window that reaches into the gain ends after its start: of use
+        // only to a job reserved later.
+        let index = size as usize;
+        if self.latest[index] <= gain.start {
+            // Not measured: what was measured before may not hold.
+            self.rooms[index].0 = 0;
+            return;
+        }
+        let list = &self.by_size[index];
+        let Some(&longest) = list.last() else {
+            return;
+        };
+        // A new window reaches into the gain: no further than the longest
+        // estimate around it.
+        let reach = self.shapes[longest as usize].duration.max(1);
+        // The run of room measured last starts no earlier than it did then
+        // (only a gain measured since could have moved it): one that
+        // reaches this gain starts there.
+        let (call, known_begin, known_end) = self.rooms[index];
+        let known = (call == self.call && known_begin <= gain.start && gain.start <= known_end)
+            .then_some(known_begin);
+        let Some(room) = timeline.room_around(gain, size, reach, known) else {
+            return;
+        };
+        let (begin, end) = (room.begin, room.end);
+        // Only a run found whole is worth remembering.
+        self.rooms[index] = match room.exact_begin {
+            Some(start) => (self.call, start, end),
+            None => (0, 0, 0),
+        };
+        for &shape in list {
+            let shape = &mut self.shapes[shape as usize];
+            let duration = shape.duration.max(1);
+            if end.saturating_sub(begin) < duration {
+                break;
+            }
+            let from = begin.max(gain.start.saturating_sub(duration - 1));
+            shape.floor = shape.floor.min(from);
+        }
+    }
+}
+
+/// The first size present among `words` in `from..=to`.
+fn next_present(words: &[u64], from: u32, to: u32) -> Option<u32> {
+    let (from, to) = (from as usize, to as usize);
+    let mut word = from / 64;
+    let mut bits = words.get(word)? & (u64::MAX << (from % 64));
+    loop {
+        if bits != 0 {
+            let size = word * 64 + bits.trailing_zeros() as usize;
+            return (size <= to).then_some(size as u32);
+        }
+        word += 1;
+        if word * 64 > to {
+            return None;
+        }
+        bits = *words.get(word)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1 processor free from 0 on; jobs of 1 processor for 50 s wait (one
+    /// reserved at 1000).
+    fn setup() -> (Timeline, ShapeFloors, u32) {
+        let mut timeline = Timeline::default();
+        timeline.reset(0, 1, std::iter::empty());
+        let mut floors = ShapeFloors::default();
+        let shape = floors.shape(1, 50);
+        floors.add(shape, 1000);
+        floors.next_call();
+        (timeline, floors, shape)
+    }
+
+    /// Takes the processor over `[start, end)` and gives it back: a gain
+    /// there, told to the floors.
+    fn gain(timeline: &mut Timeline, floors: &mut ShapeFloors, start: Time, end: Time) {
+        let holding = timeline.locate(start);
+        timeline.reserve(holding, start, end - start, 1, false);
+        timeline.release(start, end, 1, |timeline, gain| {
+            floors.gained(timeline, gain);
+        });
+    }
+
+    #[test]
+    fn a_gain_lowers_the_floor_to_where_a_window_reaching_it_could_start() {
+        let (mut timeline, mut floors, shape) = setup();
+        floors.searched(shape, 1000);
+        // The processor comes back over [100, 110): the run of room around
+        // it is [0, forever), but a 50 s window that reaches into it
+        // starts at 100 - 49 = 51 at the earliest.
+        gain(&mut timeline, &mut floors, 100, 110);
+        assert_eq!(floors.floor(shape), 51);
+        // Another gain, earlier, in the same call: 70 - 49 = 21. (The run
+        // of room measured around the first gain was cut at 51: it must
+        // not stand for where the run starts.)
+        gain(&mut timeline, &mut floors, 70, 75);
+        assert_eq!(floors.floor(shape), 21);
+    }
+
+    #[test]
+    fn a_gain_too_short_for_a_window_leaves_the_floor() {
+        let (mut timeline, mut floors, shape) = setup();
+        // Nothing free but [100, 130) once it comes back: 30 s of room, too
+        // short for 50 s.
+        let holding = timeline.locate(0);
+        timeline.reserve(holding, 0, 2000, 1, false);
+        floors.searched(shape, 1000);
+        timeline.release(100, 130, 1, |timeline, gain| floors.gained(timeline, gain));
+        assert_eq!(floors.floor(shape), 1000);
+        // Given back everywhere: all room, from the start.
+        timeline.release(0, 2000, 1, |timeline, gain| floors.gained(timeline, gain));
+        assert_eq!(floors.floor(shape), 0);
+    }
+}
