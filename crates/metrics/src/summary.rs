@@ -657,6 +657,18 @@ pub fn summarize_table<T: CompletedJobTable + ?Sized>(
     };
     let class: Vec<u8> = measured_jobs().map(|j| class_of(&j)).collect();
 
+    // One pass for all nine classes: each class's sums add its members in
+    // measured order, as a pass per class would (the same values, bit for
+    // bit).
+    let mut sums = [(0u64, 0.0f64, 0.0f64, 0.0f64); 9];
+    for (&i, &c) in measured.iter().zip(&class) {
+        let m = job_metrics(&jobs.job(i), config.tau);
+        let sum = &mut sums[c as usize];
+        sum.0 += 1;
+        sum.1 += m.wait as f64;
+        sum.2 += m.response as f64;
+        sum.3 += m.bounded_slowdown;
+    }
     let mut classes = Vec::new();
     for (r, runtime_class) in [
         RuntimeClass::Short,
@@ -670,29 +682,18 @@ pub fn summarize_table<T: CompletedJobTable + ?Sized>(
             .into_iter()
             .enumerate()
         {
-            // r, z < 3.
-            #[allow(clippy::cast_possible_truncation)]
-            let this = (r * 3 + z) as u8;
-            let members = || {
-                measured
-                    .iter()
-                    .zip(&class)
-                    .filter(move |&(_, &c)| c == this)
-                    .map(|(&i, _)| job_metrics(&jobs.job(i), config.tau))
-            };
-            let jobs_in_class = class.iter().filter(|&&c| c == this).count();
-            if jobs_in_class == 0 {
+            let (count, wait, response, bounded_slowdown) = sums[r * 3 + z];
+            if count == 0 {
                 continue;
             }
-            let k = jobs_in_class as f64;
-            let mean = |f: &dyn Fn(&JobMetrics) -> f64| members().map(|m| f(&m)).sum::<f64>() / k;
+            let k = count as f64;
             classes.push(ClassStats {
                 runtime: runtime_class,
                 size: size_class,
-                jobs: jobs_in_class as u64,
-                mean_wait: mean(&|m| m.wait as f64),
-                mean_response: mean(&|m| m.response as f64),
-                mean_bounded_slowdown: mean(&|m| m.bounded_slowdown),
+                jobs: count,
+                mean_wait: wait / k,
+                mean_response: response / k,
+                mean_bounded_slowdown: bounded_slowdown / k,
             });
         }
     }

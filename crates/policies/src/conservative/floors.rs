@@ -96,20 +96,29 @@ impl ShapeFloors {
             self.rooms.resize(index + 1, (0, 0, 0));
             self.words.resize(index / 64 + 1, 0);
         }
-        self.latest[index] = self.latest[index].max(at);
+        if self.by_size[index].is_empty() {
+            // What was known of this size while none waited is stale.
+            self.latest[index] = at;
+            self.words[index / 64] |= 1 << (index % 64);
+        } else {
+            self.latest[index] = self.latest[index].max(at);
+        }
         if waiting > 0 {
             return;
         }
+        // Gains lowered no floor while none of the shape waited: the
+        // caller sets it (a placement) or it is unknown (a rebuild).
+        self.shapes[shape as usize].floor = Time::MIN;
         let list = &mut self.by_size[index];
         let at = list.partition_point(|&other| self.shapes[other as usize].duration < duration);
         list.insert(at, shape);
-        self.words[index / 64] |= 1 << (index % 64);
     }
 
     /// A job of `shape` no longer waits with a reservation.
     pub(crate) fn remove(&mut self, shape: u32) {
         let entry = &mut self.shapes[shape as usize];
-        entry.waiting -= 1;
+        debug_assert!(entry.waiting > 0, "conservative: shape {shape} not waiting");
+        entry.waiting = entry.waiting.saturating_sub(1);
         if entry.waiting > 0 {
             return;
         }
@@ -126,15 +135,18 @@ impl ShapeFloors {
         self.call += 1;
     }
 
-    /// Forgets every floor and every waiting job (the profile is rebuilt).
+    /// Forgets every waiting job, and so every floor (the profile is
+    /// rebuilt): only the sizes waiting are visited.
     pub(crate) fn clear(&mut self) {
-        for shape in &mut self.shapes {
-            shape.floor = Time::MIN;
-            shape.waiting = 0;
+        for word in 0..self.words.len() {
+            while self.words[word] != 0 {
+                let size = word * 64 + self.words[word].trailing_zeros() as usize;
+                self.words[word] &= self.words[word] - 1;
+                for shape in self.by_size[size].drain(..) {
+                    self.shapes[shape as usize].waiting = 0;
+                }
+            }
         }
-        self.by_size.iter_mut().for_each(Vec::clear);
-        self.latest.iter_mut().for_each(|time| *time = Time::MIN);
-        self.words.iter_mut().for_each(|word| *word = 0);
     }
 
     /// `gain` gave processors back: for each waiting size it raised, the
