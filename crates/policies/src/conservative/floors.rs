@@ -28,6 +28,11 @@ pub(crate) struct ShapeFloors {
     /// Per size, no job of that size is reserved later than this (the
     /// latest anchor given since the last clear: moves only go earlier).
     latest: Vec<Time>,
+    /// Per size, the earliest start of a gain left unmeasured because no
+    /// job of the size was reserved after it, since one first waited: a
+    /// window it opened reaches past it, so the floors hold only for
+    /// windows that end before it.
+    unmeasured: Vec<Time>,
     /// Per size, the run of room last measured around a gain in this
     /// call (`[begin, end)`), with the call: gains since have shrunk it,
     /// or extended it through a gain measured again.
@@ -80,6 +85,31 @@ impl ShapeFloors {
         self.shapes[shape as usize].floor = limit;
     }
 
+    /// No whole window of `size` processors for `duration` starts before
+    /// this time (`Time::MIN` if nothing is known): a window of a waiting
+    /// shape no larger and no longer holds one of this shape, and no
+    /// window of that shape starts before its floor and ends before the
+    /// gains left unmeasured for its size. Of each size below, the
+    /// longest such shape is asked.
+    pub(crate) fn lower_bound(&self, size: u32, duration: Time) -> Time {
+        let mut best = Time::MIN;
+        let mut from = 1;
+        while let Some(other) = next_present(&self.words, from, size) {
+            let list = &self.by_size[other as usize];
+            let fitting =
+                list.partition_point(|&shape| self.shapes[shape as usize].duration <= duration);
+            if let Some(&shape) = fitting.checked_sub(1).and_then(|index| list.get(index)) {
+                let shape = &self.shapes[shape as usize];
+                // A window starting at or after this may reach into an
+                // unmeasured gain (one second to spare).
+                let horizon = self.unmeasured[other as usize].saturating_sub(shape.duration.max(1));
+                best = best.max(shape.floor.min(horizon));
+            }
+            from = other + 1;
+        }
+        best
+    }
+
     /// A job of `shape` now waits with a reservation at `at`.
     pub(crate) fn add(&mut self, shape: u32, at: Time) {
         let Shape {
@@ -93,12 +123,14 @@ impl ShapeFloors {
         if self.by_size.len() <= index {
             self.by_size.resize_with(index + 1, Vec::new);
             self.latest.resize(index + 1, Time::MIN);
+            self.unmeasured.resize(index + 1, Time::MAX);
             self.rooms.resize(index + 1, (0, 0, 0));
             self.words.resize(index / 64 + 1, 0);
         }
         if self.by_size[index].is_empty() {
             // What was known of this size while none waited is stale.
             self.latest[index] = at;
+            self.unmeasured[index] = Time::MAX;
             self.words[index / 64] |= 1 << (index % 64);
         } else {
             self.latest[index] = self.latest[index].max(at);
@@ -198,6 +230,7 @@ impl ShapeFloors {
         if self.latest[index] <= gain.start {
             // Not measured: what was measured before may not hold.
             self.rooms[index].0 = 0;
+            self.unmeasured[index] = self.unmeasured[index].min(gain.start);
             return;
         }
         let list = &self.by_size[index];
@@ -307,5 +340,35 @@ mod tests {
         // Given back everywhere: all room, from the start.
         timeline.release(0, 2000, 1, |timeline, gain| floors.gained(timeline, gain));
         assert_eq!(floors.floor(shape), 0);
+    }
+
+    #[test]
+    fn the_lower_bound_stops_short_of_gains_left_unmeasured() {
+        let (mut timeline, mut floors, shape) = setup();
+        let holding = timeline.locate(0);
+        timeline.reserve(holding, 0, 2000, 1, false);
+        floors.searched(shape, 1000);
+        // [960, 1000) comes back: 40 s of room, too short for 50 s.
+        timeline.release(960, 1000, 1, |timeline, gain| floors.gained(timeline, gain));
+        assert_eq!(floors.floor(shape), 1000);
+        assert_eq!(floors.lower_bound(1, 50), 1000);
+        // [1000, 1100) comes back too: no job of the size is reserved
+        // after 1000, so the gain is not measured, yet [960, 1010) is now
+        // a whole window. The floor still says 1000 (it speaks of windows
+        // ending before 1000); the bound for an arrival stops 50 s before
+        // the gain, 1000 - 50 = 950 <= 960.
+        timeline.release(1000, 1100, 1, |timeline, gain| {
+            floors.gained(timeline, gain);
+        });
+        assert_eq!(floors.floor(shape), 1000);
+        assert_eq!(floors.lower_bound(1, 50), 950);
+        assert_eq!(
+            timeline.earliest_start(1, 50).map(|(time, _)| time),
+            Some(960)
+        );
+        // A longer or larger shape is bounded the same way; a shorter or
+        // smaller one not at all.
+        assert_eq!(floors.lower_bound(2, 60), 950);
+        assert_eq!(floors.lower_bound(1, 49), Time::MIN);
     }
 }

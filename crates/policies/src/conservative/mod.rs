@@ -331,7 +331,23 @@ impl Conservative {
         self.unplaced.clear();
         for &id in &placing {
             let (size, estimate) = (view.job(id).size, view.estimate(id));
-            let Some((anchor, holding)) = self.timeline.earliest_start(size, estimate) else {
+            // No window of this shape starts before the floor of a waiting
+            // shape no larger and no longer: the search starts there.
+            let from = self
+                .floors
+                .lower_bound(size, estimate)
+                .max(self.timeline.start());
+            let found =
+                self.timeline
+                    .earliest_start_from(self.timeline.locate(from), from, size, estimate);
+            debug_assert_eq!(
+                found.map(|(time, _)| time),
+                self.timeline
+                    .earliest_start(size, estimate)
+                    .map(|(time, _)| time),
+                "conservative: job {id:?} placed after its earliest anchor"
+            );
+            let Some((anchor, holding)) = found else {
                 self.unplaced.push(id);
                 continue;
             };

@@ -716,13 +716,14 @@ impl Timeline {
         };
         let lowest = gain.start.saturating_sub(reach - 1);
         let known_begin = known_begin.filter(|&begin| begin <= self.time(first));
-        // Back to the step before the room, or to `lowest`.
+        // Back to the step before the room, or to `lowest`, a block all
+        // room at a time when entering one.
         while known_begin.is_none()
             && self.time(first) > lowest
             && let Some(prev) = self.prev(first)
         {
             let block = self.node(prev).block;
-            if self.none_in(block, size, false) {
+            if block != self.node(first).block && self.none_in(block, size, false) {
                 first = self.blocks[block as usize].first;
             } else if self.free(prev) >= size {
                 first = prev;
@@ -735,7 +736,7 @@ impl Timeline {
             && self.time(next) < highest
         {
             let block = self.node(next).block;
-            if self.none_in(block, size, false) {
+            if block != self.node(last).block && self.none_in(block, size, false) {
                 last = self.blocks[block as usize].last;
             } else if self.free(next) >= size {
                 last = next;
