@@ -213,6 +213,18 @@ impl Backfill {
         self
     }
 
+    /// Conservative backfilling that lays its profile out again in time
+    /// order as soon as a few steps have come and gone, instead of when
+    /// it pays on large workloads. The schedules must be identical, which
+    /// the tests check.
+    #[doc(hidden)]
+    pub fn with_frequent_relayouts(mut self) -> Self {
+        if let Some(conservative) = &mut self.conservative {
+            conservative.frequent_relayouts();
+        }
+        self
+    }
+
     /// The queue order.
     pub fn order(&self) -> QueueOrder {
         self.order

@@ -437,8 +437,8 @@ proptest! {
     /// search of its earliest anchor (the shortcuts: room just before a
     /// reservation, the shape floors, job arrays), and every followed
     /// profile against a rebuilt one; the simulator accepts every start
-    /// (capacity, submit times), and job arrays give the schedule of
-    /// examining every job.
+    /// (capacity, submit times), and job arrays, and profiles laid out
+    /// again often, give the schedule of examining every job.
     #[test]
     fn conservative_shortcuts_hold_on_mixed_workloads(
         killed in mixed_workload(false),
@@ -449,6 +449,37 @@ proptest! {
             let arrays = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
             let each = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays()).unwrap();
             prop_assert_eq!(arrays.starts(), each.starts());
+            let relaid = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All).with_frequent_relayouts()).unwrap();
+            prop_assert_eq!(arrays.starts(), relaid.starts());
         }
     }
+}
+
+/// Profiles laid out again in time order give the same schedules, and on
+/// a few fixed mixed workloads they are laid out again (so the proptest
+/// above compares something).
+#[test]
+fn frequent_relayouts_change_no_schedule() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut relayouts = 0;
+    for _ in 0..8 {
+        let jobs = mixed_workload(false)
+            .new_tree(&mut runner)
+            .unwrap()
+            .current();
+        let plain = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
+        let mut often = Backfill::new(QueueOrder::Fcfs, Depth::All).with_frequent_relayouts();
+        assert_eq!(
+            simulate(&jobs, &mut often).unwrap().starts(),
+            plain.starts()
+        );
+        relayouts += often
+            .counters()
+            .iter()
+            .find(|&&(name, _)| name == "profile_relayouts")
+            .map_or(0, |&(_, count)| count);
+    }
+    assert!(relayouts > 0, "no relayout on eight mixed workloads");
 }

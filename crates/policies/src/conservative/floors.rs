@@ -23,24 +23,37 @@ use super::timeline::{Gain, Timeline};
 pub(crate) struct ShapeFloors {
     ids: HashMap<(u32, Time), u32>,
     shapes: Vec<Shape>,
-    /// Per size, the shapes with jobs waiting, by increasing estimate.
-    by_size: Vec<Vec<u32>>,
-    /// Per size, no job of that size is reserved later than this (the
-    /// latest anchor given since the last clear: moves only go earlier).
-    latest: Vec<Time>,
+    /// Per size, what a gain asks of it, together in one cache line.
+    by_size: Vec<SizeState>,
     /// Per size, the earliest start of a gain left unmeasured because no
     /// job of the size was reserved after it, since one first waited: a
     /// window it opened reaches past it, so the floors hold only for
     /// windows that end before it.
     unmeasured: Vec<Time>,
-    /// Per size, the run of room last measured around a gain in this
-    /// call (`[begin, end)`), with the call: gains since have shrunk it,
-    /// or extended it through a gain measured again.
-    rooms: Vec<(u64, Time, Time)>,
     /// Calls so far.
     call: u64,
     /// Bit `size % 64` of word `size / 64`: a job of that size waits.
     words: Vec<u64>,
+}
+
+/// The waiting shapes of one size and what is known of their windows.
+#[derive(Debug, Clone, Default)]
+#[repr(align(64))]
+struct SizeState {
+    /// The shapes with jobs waiting, by increasing estimate.
+    shapes: Vec<u32>,
+    /// The longest of their estimates, at least 1 s.
+    reach: Time,
+    /// At least the latest `floor + estimate - 1` among them: a gain
+    /// that starts there or later lowers no floor.
+    top: Time,
+    /// No job of the size is reserved later than this (the latest anchor
+    /// given since the last clear: moves only go earlier).
+    latest: Time,
+    /// The run of room last measured around a gain in this call
+    /// (`[begin, end)`), with the call: gains since have shrunk it, or
+    /// extended it through a gain measured again.
+    room: (u64, Time, Time),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +95,11 @@ impl ShapeFloors {
     /// No whole window of `shape` starts before `limit` (a search found
     /// none, or the earliest one there).
     pub(crate) fn searched(&mut self, shape: u32, limit: Time) {
-        self.shapes[shape as usize].floor = limit;
+        let shape = &mut self.shapes[shape as usize];
+        shape.floor = limit;
+        if let Some(state) = self.by_size.get_mut(shape.size as usize) {
+            state.top = state.top.max(reach_of(shape));
+        }
     }
 
     /// No whole window of `size` processors for `duration` starts before
@@ -95,7 +112,7 @@ impl ShapeFloors {
         let mut best = Time::MIN;
         let mut from = 1;
         while let Some(other) = next_present(&self.words, from, size) {
-            let list = &self.by_size[other as usize];
+            let list = &self.by_size[other as usize].shapes;
             let fitting =
                 list.partition_point(|&shape| self.shapes[shape as usize].duration <= duration);
             if let Some(&shape) = fitting.checked_sub(1).and_then(|index| list.get(index)) {
@@ -121,19 +138,19 @@ impl ShapeFloors {
         self.shapes[shape as usize].waiting += 1;
         let index = size as usize;
         if self.by_size.len() <= index {
-            self.by_size.resize_with(index + 1, Vec::new);
-            self.latest.resize(index + 1, Time::MIN);
+            self.by_size.resize_with(index + 1, SizeState::default);
             self.unmeasured.resize(index + 1, Time::MAX);
-            self.rooms.resize(index + 1, (0, 0, 0));
             self.words.resize(index / 64 + 1, 0);
         }
-        if self.by_size[index].is_empty() {
+        let state = &mut self.by_size[index];
+        if state.shapes.is_empty() {
             // What was known of this size while none waited is stale.
-            self.latest[index] = at;
+            state.latest = at;
+            state.top = Time::MIN;
             self.unmeasured[index] = Time::MAX;
             self.words[index / 64] |= 1 << (index % 64);
         } else {
-            self.latest[index] = self.latest[index].max(at);
+            state.latest = state.latest.max(at);
         }
         if waiting > 0 {
             return;
@@ -141,9 +158,12 @@ impl ShapeFloors {
         // Gains lowered no floor while none of the shape waited: the
         // caller sets it (a placement) or it is unknown (a rebuild).
         self.shapes[shape as usize].floor = Time::MIN;
-        let list = &mut self.by_size[index];
-        let at = list.partition_point(|&other| self.shapes[other as usize].duration < duration);
-        list.insert(at, shape);
+        let state = &mut self.by_size[index];
+        let at = state
+            .shapes
+            .partition_point(|&other| self.shapes[other as usize].duration < duration);
+        state.shapes.insert(at, shape);
+        state.reach = state.reach.max(duration.max(1));
     }
 
     /// A job of `shape` no longer waits with a reservation.
@@ -155,10 +175,14 @@ impl ShapeFloors {
             return;
         }
         let index = entry.size as usize;
-        let list = &mut self.by_size[index];
-        list.retain(|&other| other != shape);
-        if list.is_empty() {
-            self.words[index / 64] &= !(1 << (index % 64));
+        let state = &mut self.by_size[index];
+        state.shapes.retain(|&other| other != shape);
+        match state.shapes.last() {
+            Some(&longest) => state.reach = self.shapes[longest as usize].duration.max(1),
+            None => {
+                state.reach = 0;
+                self.words[index / 64] &= !(1 << (index % 64));
+            }
         }
     }
 
@@ -174,7 +198,9 @@ impl ShapeFloors {
             while self.words[word] != 0 {
                 let size = word * 64 + self.words[word].trailing_zeros() as usize;
                 self.words[word] &= self.words[word] - 1;
-                for shape in self.by_size[size].drain(..) {
+                let state = &mut self.by_size[size];
+                state.reach = 0;
+                for shape in state.shapes.drain(..) {
                     self.shapes[shape as usize].waiting = 0;
                 }
             }
@@ -227,23 +253,29 @@ impl ShapeFloors {
         // A window that reaches into the gain ends after its start: of use
         // only to a job reserved later.
         let index = size as usize;
-        if self.latest[index] <= gain.start {
+        let state = &mut self.by_size[index];
+        if state.latest <= gain.start {
             // Not measured: what was measured before may not hold.
-            self.rooms[index].0 = 0;
+            state.room.0 = 0;
             self.unmeasured[index] = self.unmeasured[index].min(gain.start);
             return;
         }
-        let list = &self.by_size[index];
-        let Some(&longest) = list.last() else {
-            return;
-        };
         // A new window reaches into the gain: no further than the longest
         // estimate around it.
-        let reach = self.shapes[longest as usize].duration.max(1);
+        let reach = state.reach;
+        if reach == 0 {
+            return;
+        }
+        if state.top <= gain.start {
+            // Every floor is already where a window reaching into the gain
+            // could start, or earlier: the run of room goes unmeasured.
+            state.room.0 = 0;
+            return;
+        }
         // The run of room measured last starts no earlier than it did then
         // (only a gain measured since could have moved it): one that
         // reaches this gain starts there.
-        let (call, known_begin, known_end) = self.rooms[index];
+        let (call, known_begin, known_end) = state.room;
         let known = (call == self.call && known_begin <= gain.start && gain.start <= known_end)
             .then_some(known_begin);
         let Some(room) = timeline.room_around(gain, size, reach, known) else {
@@ -251,20 +283,30 @@ impl ShapeFloors {
         };
         let (begin, end) = (room.begin, room.end);
         // Only a run found whole is worth remembering.
-        self.rooms[index] = match room.exact_begin {
+        state.room = match room.exact_begin {
             Some(start) => (self.call, start, end),
             None => (0, 0, 0),
         };
-        for &shape in list {
+        let mut top = Time::MIN;
+        for &shape in &state.shapes {
             let shape = &mut self.shapes[shape as usize];
             let duration = shape.duration.max(1);
             if end.saturating_sub(begin) < duration {
-                break;
+                // The rest keep their floors: `top` stays.
+                return;
             }
             let from = begin.max(gain.start.saturating_sub(duration - 1));
             shape.floor = shape.floor.min(from);
+            top = top.max(reach_of(shape));
         }
+        state.top = top;
     }
+}
+
+/// The last instant a window of `shape` from its floor on covers:
+/// `floor + estimate - 1`.
+fn reach_of(shape: &Shape) -> Time {
+    shape.floor.saturating_add(shape.duration.max(1) - 1)
 }
 
 /// The first size present among `words` in `from..=to`.

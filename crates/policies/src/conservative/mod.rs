@@ -90,6 +90,8 @@ struct Counters {
     clean: u64,
     /// Searches for a whole window.
     searched: u64,
+    /// Timelines laid out again in time order.
+    relayouts: u64,
     /// Reservations moved earlier by compressions.
     moved: u64,
     /// Of those, the jobs of a run moved with its first job.
@@ -124,6 +126,12 @@ impl Conservative {
         self.job_arrays = false;
     }
 
+    /// Lays the timeline out again as soon as a few steps have come and
+    /// gone (the tests' small timelines would otherwise never be).
+    pub(crate) fn frequent_relayouts(&mut self) {
+        self.timeline.set_slack(0);
+    }
+
     /// The start reserved for a waiting job.
     pub(crate) fn reservation(&self, id: JobId) -> Option<Time> {
         self.reservations.get(id.index()).copied().flatten()
@@ -138,6 +146,7 @@ impl Conservative {
             ("compression_visits", counters.visited),
             ("compression_clean_skips", counters.clean),
             ("compression_searches", counters.searched),
+            ("profile_relayouts", counters.relayouts),
             ("compression_moves", counters.moved),
             ("compression_moves_together", counters.moved_together),
             ("compression_skips", counters.skipped),
@@ -313,6 +322,7 @@ impl Conservative {
         rank: &dyn Fn(JobId) -> (i128, JobId),
     ) {
         let ranked = self.order != QueueOrder::Multifactor;
+        self.relayout_if_scattered(queue);
         self.timeline.tighten();
         let mut placing = std::mem::take(&mut self.placing);
         placing.clear();
@@ -377,6 +387,7 @@ impl Conservative {
     fn compress(&mut self, queue: &[JobId], runs: bool) {
         let ranked = self.order != QueueOrder::Multifactor;
         self.counters.compressions += 1;
+        self.relayout_if_scattered(queue);
         self.timeline.tighten();
         let mut position = 0;
         // The run just decided: its first job and the reservation time,
@@ -385,14 +396,17 @@ impl Conservative {
         while position < queue.len() {
             let id = queue[position];
             position += 1;
-            let Some(at) = self.reservations[id.index()] else {
+            // Every job met holds no reservation or leads a run (the rest
+            // of a run is passed over with its first job), whose steps
+            // say when it is reserved.
+            let run = self.runs[id.index()];
+            let Some((start, end)) = run.steps else {
+                debug_assert_eq!(self.reservations[id.index()], None);
                 previous = None;
                 continue;
             };
-            let (start, end) = self
-                .steps_of(id)
-                .expect("conservative: the first job of a run holds its steps");
-            let run = self.runs[id.index()];
+            let at = self.timeline.time(start);
+            debug_assert_eq!(self.reservations[id.index()], Some(at));
             let (size, estimate) = self.floors.size_and_duration(run.shape);
             let duration = estimate.max(1);
             // What is free just before the reservation (none at the start).
@@ -530,6 +544,24 @@ impl Conservative {
                     }
                     _ => previous = Some((id, time, run.shape)),
                 }
+            }
+        }
+    }
+
+    /// Lays the timeline out again in time order once its steps have
+    /// come and gone enough to scatter it over memory (walks along it then
+    /// read memory in a row), and gives the runs of `queue` (every job
+    /// holding steps) their new handles.
+    fn relayout_if_scattered(&mut self, queue: &[JobId]) {
+        if !self.timeline.scattered() {
+            return;
+        }
+        self.counters.relayouts += 1;
+        self.timeline.relayout();
+        for &id in queue {
+            if let Some((start, end)) = self.runs[id.index()].steps {
+                self.runs[id.index()].steps =
+                    Some((self.timeline.relocated(start), self.timeline.relocated(end)));
             }
         }
     }

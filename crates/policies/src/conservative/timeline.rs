@@ -58,6 +58,16 @@ pub(crate) struct Timeline {
     /// What each step of the last gain frees, in time order, and the
     /// steps.
     levels: GainSteps,
+    /// Steps made since the last [`relayout`](Self::relayout).
+    made: usize,
+    /// How many more than twice the steps there are must be made before
+    /// a relayout pays (see [`scattered`](Self::scattered)).
+    slack: usize,
+    /// The last relayout's new handle of each old one, and the node and
+    /// block arrays it left behind (kept for the next).
+    remap: Vec<Step>,
+    spare_nodes: Vec<Node>,
+    spare_blocks: Vec<Block>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -150,6 +160,11 @@ impl Default for Timeline {
             head: NONE,
             flat: AvailabilityProfile::new(u32::MAX, 0, 0, []),
             levels: GainSteps::default(),
+            made: 0,
+            slack: 1024,
+            remap: Vec::new(),
+            spare_nodes: Vec::new(),
+            spare_blocks: Vec::new(),
         };
         timeline.reset(0, 0, std::iter::empty());
         timeline
@@ -178,6 +193,7 @@ impl Timeline {
         self.bounds.clear();
         self.starts.clear();
         self.loose.clear();
+        self.made = 0;
         let (times, frees) = self.flat.step_slices();
         let count = times.len();
         let per_block = (BLOCK_MAX / 2) as usize;
@@ -234,6 +250,79 @@ impl Timeline {
             self.nodes[head].time = now;
             self.starts[0] = now;
         }
+    }
+
+    /// Whether the steps have come and gone enough since the last
+    /// [`relayout`](Self::relayout) (or reset) for one to pay: twice as
+    /// many made as there are now, and the slack.
+    pub(crate) fn scattered(&self) -> bool {
+        self.made > 2 * (self.nodes.len() - self.vacant.len()) + self.slack
+    }
+
+    /// Sets the slack of [`scattered`](Self::scattered) (the tests lay
+    /// small timelines out often).
+    pub(crate) fn set_slack(&mut self, slack: usize) {
+        self.slack = slack;
+    }
+
+    /// Renumbers the steps in time order and the blocks in theirs, so that
+    /// walks along the list read memory in a row. Every handle changes:
+    /// [`relocated`](Self::relocated) gives the new one of an old one,
+    /// until the next relayout.
+    pub(crate) fn relayout(&mut self) {
+        self.tighten();
+        let mut nodes = std::mem::take(&mut self.spare_nodes);
+        nodes.clear();
+        self.remap.clear();
+        self.remap.resize(self.nodes.len(), NONE);
+        let mut at = self.head;
+        while at != NONE {
+            // A profile holds fewer than 2^32 steps.
+            self.remap[at as usize] = nodes.len() as Step;
+            let node = self.nodes[at as usize];
+            nodes.push(node);
+            at = node.next;
+        }
+        let remap = &self.remap;
+        let relocated = |step: Step| {
+            if step == NONE {
+                NONE
+            } else {
+                remap[step as usize]
+            }
+        };
+        for node in &mut nodes {
+            node.next = relocated(node.next);
+            node.prev = relocated(node.prev);
+            node.block = self.blocks[node.block as usize].rank;
+        }
+        let mut blocks = std::mem::take(&mut self.spare_blocks);
+        blocks.clear();
+        blocks.extend(self.order.iter().map(|&block| {
+            let block = self.blocks[block as usize];
+            Block {
+                first: relocated(block.first),
+                last: relocated(block.last),
+                ..block
+            }
+        }));
+        for (rank, block) in self.order.iter_mut().enumerate() {
+            *block = rank as u32;
+        }
+        self.spare_nodes = std::mem::replace(&mut self.nodes, nodes);
+        self.spare_blocks = std::mem::replace(&mut self.blocks, blocks);
+        self.vacant.clear();
+        self.vacant_blocks.clear();
+        self.head = 0;
+        self.made = 0;
+        #[cfg(debug_assertions)]
+        self.assert_valid();
+    }
+
+    /// The handle the last [`relayout`](Self::relayout) gave the step that
+    /// `step` was.
+    pub(crate) fn relocated(&self, step: Step) -> Step {
+        self.remap[step as usize]
     }
 
     /// The profile's start.
@@ -445,6 +534,7 @@ impl Timeline {
             prev: holding,
             block,
         };
+        self.made += 1;
         let step = match self.vacant.pop() {
             Some(step) => {
                 self.nodes[step as usize] = node;
@@ -632,24 +722,58 @@ impl Timeline {
         }
         let mut at = from;
         loop {
-            // The callers keep it within 0..=u32::MAX.
-            let free = (i64::from(self.free(at)) + delta) as u32;
-            if delta > 0 {
-                self.levels.push(at, free);
+            // The steps of one block at a time, its bounds kept at hand
+            // (what `set_free` does step by step).
+            let block = self.node(at).block;
+            let Block { rank, exact, .. } = self.blocks[block as usize];
+            let (mut least, mut most) = self.bounds[rank as usize];
+            let mut still_exact = exact;
+            let mut done = None;
+            let cut = loop {
+                let Node {
+                    free: old, next, ..
+                } = self.nodes[at as usize];
+                // The callers keep it within 0..=u32::MAX.
+                let free = (i64::from(old) + delta) as u32;
+                if delta > 0 {
+                    self.levels.push(at, free);
+                }
+                if next == NONE || self.time(next) > end {
+                    break Some(free);
+                }
+                self.nodes[at as usize].free = free;
+                if free < least {
+                    least = free;
+                } else if free > most {
+                    most = free;
+                }
+                if still_exact && ((old == least && free > old) || (old == most && free < old)) {
+                    still_exact = false;
+                }
+                if self.time(next) == end {
+                    done = Some((next, at));
+                    break None;
+                }
+                at = next;
+                if self.node(next).block != block {
+                    break None;
+                }
+            };
+            self.bounds[rank as usize] = (least, most);
+            if exact && !still_exact {
+                self.blocks[block as usize].exact = false;
+                self.loose.push(block);
             }
-            let next = self.node(at).next;
-            if next == NONE || self.time(next) > end {
+            if let Some(free) = cut {
                 // `end` falls inside this step: cut it there, at what it
                 // frees now.
                 let cut = self.step_at(at, end);
                 self.set_free(at, free);
                 return (cut, at);
             }
-            self.set_free(at, free);
-            if self.time(next) == end {
-                return (next, at);
+            if let Some(done) = done {
+                return done;
             }
-            at = next;
         }
     }
 
@@ -691,7 +815,8 @@ impl Timeline {
     /// The run of room for `size` (steps with at least `size` free)
     /// around the steps of `gain` that have it, as `[begin, end)`, cut to
     /// where a window no longer than `reach` that reaches into the gain
-    /// could lie; `None` if no step of the gain has the room.
+    /// could lie, and `end` to `begin + reach` at most (enough for any
+    /// such window); `None` if no step of the gain has the room.
     pub(crate) fn room_around(
         &self,
         gain: &Gain,
@@ -731,9 +856,14 @@ impl Timeline {
                 break;
             }
         }
+        let begin = known_begin.unwrap_or(self.time(first));
+        // Forward as far as a window reaching into the gain could go, and
+        // no further than `reach` past the run's begin: a window of every
+        // shape asked about fits by then.
         let highest = gain.end.saturating_add(reach - 1);
+        let enough = begin.max(lowest).saturating_add(reach);
         while let Some(next) = self.next(last)
-            && self.time(next) < highest
+            && self.time(next) < highest.min(enough)
         {
             let block = self.node(next).block;
             if block != self.node(last).block && self.none_in(block, size, false) {
@@ -750,7 +880,6 @@ impl Timeline {
             let stopped_at_dip = self.prev(first).is_none_or(|prev| self.free(prev) < size);
             stopped_at_dip.then(|| self.time(first))
         });
-        let begin = known_begin.unwrap_or(self.time(first));
         Some(Room {
             begin: begin.max(lowest),
             end: self.end_of(last).min(highest),
@@ -1139,13 +1268,13 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         /// The linked steps equal sim-core's flat profile after every
-        /// reservation, move, release and advance, and answer its
-        /// questions as it does.
+        /// reservation, move, release, advance and relayout, and answer
+        /// its questions as it does.
         #[test]
         fn timeline_equals_the_flat_profile(
             free_now in 0u32..40,
             ends in proptest::collection::vec((1i64..3000, 1u32..6), 0..200),
-            ops in proptest::collection::vec((0u8..5, 0i64..3200, 1i64..200, 1u32..8), 1..300),
+            ops in proptest::collection::vec((0u8..6, 0i64..3200, 1i64..200, 1u32..8), 1..300),
         ) {
             let mut timeline = Timeline::default();
             timeline.reset(0, free_now, ends.iter().copied());
@@ -1196,6 +1325,21 @@ mod tests {
                         let end = start + at;
                         flat.release(start, at.max(1), size).unwrap();
                         timeline.release_until(end.max(start + 1), size, |_, _| {});
+                    }
+                    5 => {
+                        // Laid out again: the held handles change.
+                        timeline.relayout();
+                        for h in &mut held {
+                            h.0 = (timeline.relocated(h.0.0), timeline.relocated(h.0.1));
+                        }
+                        prop_assert!(!timeline.scattered());
+                        let mut at = Some(timeline.head);
+                        let mut expected = 0;
+                        while let Some(step) = at {
+                            prop_assert_eq!(step, expected, "steps in time order");
+                            expected += 1;
+                            at = timeline.next(step);
+                        }
                     }
                     _ => {}
                 }
