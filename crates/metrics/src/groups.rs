@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::summary::{CompletedJob, MetricsError, check_job};
+use crate::summary::{CompletedJob, CompletedJobTable, MetricsError, check_job};
 
 /// Why user groups or their metrics could not be computed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -385,6 +385,19 @@ pub fn group_metrics(
     groups: &UserGroups,
     machine_procs: u32,
 ) -> Result<GroupMetrics, GroupError> {
+    group_metrics_table(jobs, groups, machine_procs)
+}
+
+/// [`group_metrics`] over jobs read one at a time, in one pass (the same
+/// metrics as over a slice of the same jobs).
+///
+/// # Errors
+/// As [`group_metrics`].
+pub fn group_metrics_table<T: CompletedJobTable + ?Sized>(
+    jobs: &T,
+    groups: &UserGroups,
+    machine_procs: u32,
+) -> Result<GroupMetrics, GroupError> {
     if machine_procs == 0 {
         return Err(GroupError::NoProcessors);
     }
@@ -393,7 +406,8 @@ pub fn group_metrics(
     let mut sums = vec![(0u64, 0u64, 0u128); count + 1];
     let mut unknown_user_jobs = 0;
     let (mut first_start, mut last_finish) = (i64::MAX, i64::MIN);
-    for (index, job) in jobs.iter().enumerate() {
+    for index in 0..jobs.len() {
+        let job = &jobs.job(index);
         check_job(index, job)?;
         let work = (job.runtime() as u64)
             .checked_mul(u64::from(job.procs))

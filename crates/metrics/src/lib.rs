@@ -82,7 +82,7 @@ pub use compare::{CompareConfig, Comparison, Differential, compare};
 pub use dedicated::{DedicatedDelay, SplitMetrics, summarize_split};
 pub use groups::{
     GroupError, GroupMetrics, GroupRule, GroupShare, GroupStats, Threshold, UserGroups, UserShare,
-    group_metrics,
+    group_metrics, group_metrics_table,
 };
 pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{

@@ -533,6 +533,12 @@ pub trait CompletedJobTable {
     fn len(&self) -> usize;
     /// Job `index` (`index < len()`).
     fn job(&self, index: usize) -> CompletedJob;
+    /// The submit time of job `index`, as [`job`](Self::job) gives it:
+    /// the metrics read submit times in many passes, and a table that
+    /// builds its jobs can answer this one cheaper.
+    fn submit(&self, index: usize) -> i64 {
+        self.job(index).submit
+    }
     /// Whether there are no jobs.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -576,15 +582,21 @@ pub fn summarize_table<T: CompletedJobTable + ?Sized>(
         return Err(MetricsError::NoProcessors);
     }
     check_settings(config.tau, config.warmup, config.drain)?;
-    for (index, job) in all().enumerate() {
-        check_job(index, &job)?;
-    }
     let n = config.machine_procs;
     let area = |job: &CompletedJob| f64::from(job.procs) * job.runtime() as f64;
-    let total_area: f64 = all().map(|j| area(&j)).sum();
-    let first_submit = all().map(|j| j.submit).min().unwrap_or(0);
-    let last_submit = all().map(|j| j.submit).max().unwrap_or(0);
-    let last_finish = all().map(|j| j.finish).max().unwrap_or(0);
+    // One pass over all jobs (the area summed in index order, as ever).
+    let mut total_area = 0.0;
+    let (mut first_submit, mut last_submit, mut last_finish) = (i64::MAX, i64::MIN, i64::MIN);
+    for (index, job) in all().enumerate() {
+        check_job(index, &job)?;
+        total_area += area(&job);
+        first_submit = first_submit.min(job.submit);
+        last_submit = last_submit.max(job.submit);
+        last_finish = last_finish.max(job.finish);
+    }
+    if jobs.is_empty() {
+        (first_submit, last_submit, last_finish) = (0, 0, 0);
+    }
     let makespan = last_finish - first_submit;
     let utilization = if makespan > 0 {
         total_area / (makespan as f64 * f64::from(n))
@@ -602,14 +614,13 @@ pub fn summarize_table<T: CompletedJobTable + ?Sized>(
     // metrics are recomputed in each pass rather than stored (cheap, and
     // the same values in the same order).
     let measured = measured_jobs(jobs, config.warmup, config.drain);
-    let per_job = || {
-        measured.iter().map(|&i| {
-            let job = jobs.job(i);
-            (job_metrics(&job, config.tau), job)
-        })
-    };
+    // A list per metric, one at a time (a run of millions of jobs holds
+    // one list at the peak).
     let values = |f: &dyn Fn(&JobMetrics) -> f64| {
-        let mut v: Vec<f64> = per_job().map(|(m, _)| f(&m)).collect();
+        let mut v: Vec<f64> = measured
+            .iter()
+            .map(|&i| f(&job_metrics(&jobs.job(i), config.tau)))
+            .collect();
         Summary::of(&mut v)
     };
     let wait = values(&|m| m.wait as f64);
@@ -617,58 +628,53 @@ pub fn summarize_table<T: CompletedJobTable + ?Sized>(
     let slowdown = values(&|m| m.slowdown);
     let bounded_slowdown = values(&|m| m.bounded_slowdown);
 
-    let measured_jobs = || measured.iter().map(|&i| jobs.job(i));
+    // Then one pass over the measured jobs, in submit order, for the
+    // sums: each adds its values in that order, as a pass of its own
+    // would (the same values, bit for bit).
     let count = measured.len() as f64;
-    let mean_runtime = measured_jobs().map(|j| j.runtime() as f64).sum::<f64>() / count;
-    let mean_based_slowdown =
-        (mean_runtime > 0.0).then(|| (wait.map_or(0.0, |w| w.mean) + mean_runtime) / mean_runtime);
-    let measured_area: f64 = measured_jobs().map(|j| area(&j)).sum();
-    let awrt = (measured_area > 0.0).then(|| {
-        per_job()
-            .map(|(m, j)| area(&j) * m.response as f64)
-            .sum::<f64>()
-            / measured_area
-    });
-
-    let mut suspended_times: Vec<f64> = measured_jobs()
-        .filter(|j| j.suspensions > 0)
-        .map(|j| j.suspended as f64)
-        .collect();
-    let suspension = Summary::of(&mut suspended_times).map(|suspended_time| SuspensionStats {
-        jobs: suspended_times.len() as u64,
-        suspensions: measured_jobs().map(|j| u64::from(j.suspensions)).sum(),
-        suspended_time,
-    });
-
-    // Each measured job's class (runtime class x 3 + size class), so that
-    // a class's means compute the metrics of its members only.
-    let class_of = |j: &CompletedJob| -> u8 {
-        let runtime = match RuntimeClass::of(j.runtime()) {
+    let (mut runtime_sum, mut measured_area, mut weighted_response) = (0.0f64, 0.0f64, 0.0f64);
+    let mut suspended_times: Vec<f64> = Vec::new();
+    let mut suspensions = 0u64;
+    // Each class's sums (runtime class x 3 + size class) add its members.
+    let mut sums = [(0u64, 0.0f64, 0.0f64, 0.0f64); 9];
+    for &i in &measured {
+        let job = jobs.job(i);
+        let m = job_metrics(&job, config.tau);
+        runtime_sum += job.runtime() as f64;
+        measured_area += area(&job);
+        weighted_response += area(&job) * m.response as f64;
+        if job.suspensions > 0 {
+            suspended_times.push(job.suspended as f64);
+        }
+        suspensions += u64::from(job.suspensions);
+        let runtime = match RuntimeClass::of(job.runtime()) {
             RuntimeClass::Short => 0,
             RuntimeClass::Medium => 1,
             RuntimeClass::Long => 2,
         };
-        let size = match SizeClass::of(j.procs, n) {
+        let size = match SizeClass::of(job.procs, n) {
             SizeClass::Narrow => 0,
             SizeClass::Medium => 1,
             SizeClass::Wide => 2,
         };
-        runtime * 3 + size
-    };
-    let class: Vec<u8> = measured_jobs().map(|j| class_of(&j)).collect();
-
-    // One pass for all nine classes: each class's sums add its members in
-    // measured order, as a pass per class would (the same values, bit for
-    // bit).
-    let mut sums = [(0u64, 0.0f64, 0.0f64, 0.0f64); 9];
-    for (&i, &c) in measured.iter().zip(&class) {
-        let m = job_metrics(&jobs.job(i), config.tau);
-        let sum = &mut sums[c as usize];
+        let sum = &mut sums[runtime * 3 + size];
         sum.0 += 1;
         sum.1 += m.wait as f64;
         sum.2 += m.response as f64;
         sum.3 += m.bounded_slowdown;
     }
+
+    let measured_jobs = || measured.iter().map(|&i| jobs.job(i));
+    let mean_runtime = runtime_sum / count;
+    let mean_based_slowdown =
+        (mean_runtime > 0.0).then(|| (wait.map_or(0.0, |w| w.mean) + mean_runtime) / mean_runtime);
+    let awrt = (measured_area > 0.0).then(|| weighted_response / measured_area);
+    let suspension = Summary::of(&mut suspended_times).map(|suspended_time| SuspensionStats {
+        jobs: suspended_times.len() as u64,
+        suspensions,
+        suspended_time,
+    });
+
     let mut classes = Vec::new();
     for (r, runtime_class) in [
         RuntimeClass::Short,
@@ -756,8 +762,8 @@ pub(crate) fn measured_jobs<T: CompletedJobTable + ?Sized>(
 ) -> Vec<usize> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     // Usually in submit order already (a simulator's arrival order).
-    if !(0..jobs.len()).map(|i| jobs.job(i).submit).is_sorted() {
-        order.sort_by_key(|&i| (jobs.job(i).submit, i));
+    if !(0..jobs.len()).map(|i| jobs.submit(i)).is_sorted() {
+        order.sort_by_key(|&i| (jobs.submit(i), i));
     }
     let skip_first = (warmup * jobs.len() as f64).floor() as usize;
     let skip_last = (drain * jobs.len() as f64).floor() as usize;
@@ -774,7 +780,7 @@ fn queue_length<T: CompletedJobTable + ?Sized>(jobs: &T, from: i64, to: i64) -> 
     // Jobs usually come in submit order (a simulator's arrival order): then
     // their submit times are read in place, not copied (8 bytes a job less
     // at the metrics' peak).
-    let in_order = all().map(|job| job.submit).is_sorted();
+    let in_order = (0..jobs.len()).map(|index| jobs.submit(index)).is_sorted();
     let mut copied: Vec<i64> = if in_order {
         Vec::new()
     } else {
@@ -841,7 +847,7 @@ impl<T: CompletedJobTable + ?Sized> Copy for Submits<'_, T> {}
 impl<T: CompletedJobTable + ?Sized> Submits<'_, T> {
     fn get(&self, index: usize) -> Option<i64> {
         if self.in_order {
-            (index < self.jobs.len()).then(|| self.jobs.job(index).submit)
+            (index < self.jobs.len()).then(|| self.jobs.submit(index))
         } else {
             self.copied.get(index).copied()
         }

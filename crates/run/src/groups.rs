@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 
 use schedsim_metrics::{
-    CompletedJob, GroupError, GroupMetrics, GroupRule, GroupShare, Objective, UserGroups,
-    group_metrics,
+    CompletedJobTable, GroupError, GroupMetrics, GroupRule, GroupShare, Objective, UserGroups,
+    group_metrics_table,
 };
 use schedsim_sim_core::{JobSet, MachineScaling, ScaleReport, scale_machine};
 use serde::Serialize;
@@ -76,14 +76,14 @@ pub fn user_groups(jobs: &JobSet) -> Result<Option<UserGroups>, GroupError> {
 ///
 /// # Errors
 /// Inconsistent jobs or work beyond 64 bits.
-pub fn group_report(
+pub fn group_report<T: CompletedJobTable + ?Sized>(
     jobs: &JobSet,
-    completed: &[CompletedJob],
+    completed: &T,
 ) -> Result<Option<GroupReport>, GroupError> {
     let Some(table) = user_groups(jobs)? else {
         return Ok(None);
     };
-    let metrics = group_metrics(completed, &table, jobs.model().procs)?;
+    let metrics = group_metrics_table(completed, &table, jobs.model().procs)?;
     Ok(Some(GroupReport {
         shares: table.shares(),
         metrics,
