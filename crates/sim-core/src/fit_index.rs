@@ -79,9 +79,14 @@ impl FitIndex {
         self.min_estimate[node] = estimate;
         while node > 1 {
             node /= 2;
-            self.min_size[node] = self.min_size[2 * node].min(self.min_size[2 * node + 1]);
-            self.min_estimate[node] =
-                self.min_estimate[2 * node].min(self.min_estimate[2 * node + 1]);
+            let size = self.min_size[2 * node].min(self.min_size[2 * node + 1]);
+            let estimate = self.min_estimate[2 * node].min(self.min_estimate[2 * node + 1]);
+            if (self.min_size[node], self.min_estimate[node]) == (size, estimate) {
+                // Unchanged here, so above too.
+                break;
+            }
+            self.min_size[node] = size;
+            self.min_estimate[node] = estimate;
         }
     }
 
@@ -211,6 +216,45 @@ mod tests {
             assert_eq!(built.leaves, inserted.leaves);
             assert_eq!(built.min_size, inserted.min_size, "{n} jobs");
             assert_eq!(built.min_estimate, inserted.min_estimate, "{n} jobs");
+        }
+    }
+
+    /// Inserts and removes in any order (updates stop where a minimum is
+    /// unchanged) leave the tree that building it from the jobs left gives.
+    #[test]
+    fn updates_equal_a_build_of_what_is_left() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let n = 300;
+        let mut index = FitIndex::new(n);
+        let mut waiting: Vec<Option<(u32, Time)>> = vec![None; n];
+        for step in 0..6000 {
+            let job = next(n as u64) as usize;
+            if next(2) == 0 {
+                let entry = (1 + next(5) as u32, next(50) as Time);
+                index.insert(job, entry.0, entry.1);
+                waiting[job] = Some(entry);
+            } else {
+                index.remove(job);
+                waiting[job] = None;
+            }
+            if step % 97 == 0 {
+                let left = waiting
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, entry)| entry.map(|(size, estimate)| (i, size, estimate)));
+                let built = FitIndex::build(n, left);
+                assert_eq!(index.min_size, built.min_size, "after {step} updates");
+                assert_eq!(
+                    index.min_estimate, built.min_estimate,
+                    "after {step} updates"
+                );
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! none starts, kept true through the gains that could open one.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use schedsim_sim_core::Time;
 
@@ -21,7 +22,7 @@ use super::timeline::{Gain, Timeline};
 /// compression skips the search.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ShapeFloors {
-    ids: HashMap<(u32, Time), u32>,
+    ids: HashMap<(u32, Time), u32, BuildHasherDefault<ShapeHasher>>,
     shapes: Vec<Shape>,
     /// Per size, what a gain asks of it, together in one cache line.
     by_size: Vec<SizeState>,
@@ -307,6 +308,38 @@ impl ShapeFloors {
 /// `floor + estimate - 1`.
 fn reach_of(shape: &Shape) -> Time {
     shape.floor.saturating_add(shape.duration.max(1) - 1)
+}
+
+/// A multiply-rotate hash of a shape's size and estimate (as FxHash
+/// does): every placement looks its shape up, and SipHash's resistance to
+/// chosen keys buys nothing in a map nobody iterates.
+#[derive(Debug, Clone, Copy, Default)]
+struct ShapeHasher(u64);
+
+impl ShapeHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for ShapeHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.add(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.add(u64::from(value));
+    }
+
+    fn write_i64(&mut self, value: i64) {
+        self.add(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The first size present among `words` in `from..=to`.
