@@ -46,6 +46,11 @@ pub(crate) struct Conservative {
     /// Buffers for the jobs placed and started in a call.
     placing: Vec<JobId>,
     starting: Vec<JobId>,
+    /// After a call that left no job waiting, the jobs running (by id):
+    /// those gone by the next call ended in between, unseen.
+    idle_running: Vec<JobId>,
+    /// A buffer for the jobs running at a call after such a call.
+    running_now: Vec<JobId>,
 }
 
 /// A run of like jobs, held by its first job.
@@ -64,10 +69,12 @@ struct Run {
 /// in its profile instead of rebuilding it.
 #[derive(Debug, Clone, Copy, Default)]
 struct FollowState {
-    /// The profile matches the last call's plan and the next call will see
-    /// every end since (false at first, while a job runs past its
-    /// estimate, and when no job is left waiting).
+    /// The profile matches the last call's plan (false at first and while
+    /// a job runs past its estimate).
     followed: bool,
+    /// The last call left no job waiting: the simulator skipped the calls
+    /// at the ends since, which are found from the jobs running then.
+    idle: bool,
     /// Reservations held by queued jobs after the last call.
     held: usize,
     /// Jobs left waiting after the last call.
@@ -118,6 +125,8 @@ impl Conservative {
             unplaced: Vec::new(),
             placing: Vec::new(),
             starting: Vec::new(),
+            idle_running: Vec::new(),
+            running_now: Vec::new(),
         }
     }
 
@@ -209,7 +218,21 @@ impl Conservative {
         self.floors.next_call();
         if follow {
             self.timeline.advance(now);
-            for &id in view.ended() {
+            let ended = if self.state.idle {
+                // Every end since the last call: the jobs running then
+                // that are not now.
+                let mut running = std::mem::take(&mut self.running_now);
+                running.clear();
+                running.extend(view.running().map(|job| job.id));
+                running.sort_unstable();
+                self.idle_running
+                    .retain(|id| running.binary_search(id).is_err());
+                self.running_now = running;
+                &self.idle_running[..]
+            } else {
+                view.ended()
+            };
+            for &id in ended {
                 let Some(start) = view.started_at(id) else {
                     continue;
                 };
@@ -223,7 +246,10 @@ impl Conservative {
                             floors.gained(timeline, gain);
                         },
                     );
-                    compress = true;
+                    // After a call that left no job waiting no
+                    // reservation is held, and a rebuild would compress
+                    // (to no effect) for an end at this call only.
+                    compress |= !self.state.idle || view.ended().contains(&id);
                 }
             }
             #[cfg(debug_assertions)]
@@ -289,11 +315,21 @@ impl Conservative {
         let waiting = queue.len() - starting.len();
         self.starting = starting;
         // While a job runs past its estimate its expected end moves every
-        // call; with no job left waiting the simulator skips the calls (and
-        // their ends) until the next arrival: rebuild next time in both
-        // cases.
+        // call: rebuild next time. With no job left waiting the simulator
+        // skips the calls (and their ends) until the next arrival: the
+        // jobs running now that are gone by then are the ends missed.
+        self.idle_running.clear();
+        if waiting == 0 {
+            self.idle_running.extend(
+                view.running()
+                    .map(|job| job.id)
+                    .chain(self.starting.iter().copied()),
+            );
+            self.idle_running.sort_unstable();
+        }
         self.state = FollowState {
-            followed: !overrun && waiting > 0,
+            followed: !overrun,
+            idle: waiting == 0,
             held: waiting - self.unplaced.len(),
             queue_len: waiting,
             estimate_changes: view.estimate_changes(),
