@@ -62,7 +62,8 @@
 //! 2-8%, 1-2%, 0.1-1%, below 0.1%, boundaries in [`GroupRule::paper`]);
 //! [`group_metrics`] gives AWRT per group (eq. 7, weighted by resource
 //! consumption), AWRT (eq. 6) and UTIL from the first start to the last end
-//! (eq. 5) over [`CompletedJob`]s with a user; an [`Objective`] such as the paper's
+//! (eq. 5) over [`CompletedJob`]s with a user (or a table of them,
+//! [`group_metrics_table`]); an [`Objective`] such as the paper's
 //! `10 * AWRT1 + 4 * AWRT2` (eq. 8) is parsed from text and evaluated on them.
 //!
 //! Warm-up and drain: [`MetricsConfig::warmup`] and
