@@ -1027,10 +1027,7 @@ impl<'a> Simulation<'a> {
         let run_time = self.state.run_time(id, now);
         // Out of the running list under its old expected end; back in below
         // if it keeps running.
-        let running_entry = self
-            .state
-            .running_position(id)
-            .map(|position| self.state.running.remove(position));
+        let running_entry = self.state.remove_running(id);
         let run = &mut self.state.runs[id.index()];
         let limit = run.limit.saturating_add(extend).saturating_sub(reduce);
         match state {
@@ -1102,9 +1099,7 @@ impl<'a> Simulation<'a> {
 
     /// Ends a running job at `t`.
     fn finish_job(&mut self, id: JobId, t: Time) {
-        if let Some(position) = self.state.running_position(id) {
-            self.state.running.remove(position);
-        }
+        self.state.remove_running(id);
         let run_time = self.state.run_time(id, t);
         let segment_start = self.state.segment_start(id);
         if self.state.run(id).is_split() {
@@ -1309,9 +1304,7 @@ impl<'a> Simulation<'a> {
                 "the job is still in its resume overhead and cannot be suspended before it runs",
             ));
         }
-        if let Some(position) = self.state.running_position(id) {
-            self.state.running.remove(position);
-        }
+        self.state.remove_running(id);
         let run_time = self.state.run_time(id, now);
         let overhead = self.options.switch_overhead.suspend;
         let release = now.saturating_add(overhead);
