@@ -363,7 +363,7 @@ impl<'a> View<'a> {
     /// Running jobs ordered by expected end, ties by start order.
     pub fn running(&self) -> impl ExactSizeIterator<Item = RunningJob> + 'a {
         let now = self.now;
-        self.state.running.values().map(move |entry| RunningJob {
+        self.state.running.iter().map(move |entry| RunningJob {
             id: entry.id,
             size: entry.size,
             start: entry.start,

@@ -2,8 +2,6 @@
 //! jobs' lifecycle states, the machine, the queues and the running list. The
 //! engine owns and mutates it; a hand-made view builds one for tests.
 
-use std::collections::BTreeMap;
-
 use crate::Time;
 use crate::fit_index::FitIndex;
 use crate::job::{Job, JobId};
@@ -101,6 +99,102 @@ pub(crate) struct RunningEntry {
     pub(crate) size: u32,
     pub(crate) start: Time,
 }
+
+impl RunningEntry {
+    fn key(&self) -> (Time, u64) {
+        (self.expected_end, self.sequence)
+    }
+}
+
+/// The running jobs by expected end, then start sequence (each key once).
+/// Most jobs end before their estimate, so an end leaves from anywhere in
+/// the order: far from the back it leaves a gap (an entry of size 0),
+/// found by binary search and closed when gaps outnumber the jobs (a
+/// sorted vector shifted thousands of entries per end on a large
+/// machine). A start, usually expected to end after most, goes in near
+/// the back.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunningList {
+    entries: Vec<RunningEntry>,
+    live: usize,
+}
+
+/// Ends this close to the back shift the entries after them instead of
+/// leaving a gap.
+const SHIFT_AT_MOST: usize = 32;
+
+impl RunningList {
+    /// The running jobs in order.
+    pub(crate) fn iter(&self) -> LiveEntries<'_> {
+        LiveEntries {
+            entries: self.entries.iter(),
+            left: self.live,
+        }
+    }
+
+    /// Adds a running job (a gap with its key takes it).
+    pub(crate) fn insert(&mut self, entry: RunningEntry) {
+        debug_assert!(entry.size > 0, "a running job of no processors");
+        let key = entry.key();
+        let position = self.entries.partition_point(|other| other.key() < key);
+        match self.entries.get_mut(position) {
+            Some(slot) if slot.key() == key => {
+                debug_assert_eq!(slot.size, 0, "two running entries with one key");
+                *slot = entry;
+            }
+            _ => self.entries.insert(position, entry),
+        }
+        self.live += 1;
+    }
+
+    /// Takes the running job with this key out, if there is one.
+    pub(crate) fn remove(&mut self, key: (Time, u64)) -> Option<RunningEntry> {
+        let position = self
+            .entries
+            .binary_search_by(|other| other.key().cmp(&key))
+            .ok()?;
+        let entry = self.entries[position];
+        if entry.size == 0 {
+            return None;
+        }
+        self.live -= 1;
+        if self.entries.len() - position <= SHIFT_AT_MOST {
+            self.entries.remove(position);
+        } else {
+            self.entries[position].size = 0;
+            if self.entries.len() > 2 * self.live + 64 {
+                self.entries.retain(|other| other.size > 0);
+            }
+        }
+        Some(entry)
+    }
+}
+
+/// The running jobs of a [`RunningList`], in order, gaps skipped.
+#[derive(Debug, Clone)]
+pub(crate) struct LiveEntries<'a> {
+    entries: std::slice::Iter<'a, RunningEntry>,
+    left: usize,
+}
+
+impl<'a> Iterator for LiveEntries<'a> {
+    type Item = &'a RunningEntry;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        let entry = self.entries.by_ref().find(|entry| entry.size > 0)?;
+        self.left -= 1;
+        Some(entry)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for LiveEntries<'_> {}
 
 /// The waiting batch jobs in arrival (= id) order, with the jobs that
 /// left from its front cut off by an offset rather than moved: a start near
@@ -230,11 +324,7 @@ pub(crate) struct SimState {
     /// never pay its memory (12 bytes a job, more with the rounding of its
     /// leaves).
     fit: std::sync::OnceLock<FitIndex>,
-    /// The running jobs by expected end, then start sequence: most jobs
-    /// end before their estimate, so a job leaves from anywhere in the
-    /// order, in O(log n) (a sorted vector shifted thousands of entries
-    /// per end on a large machine).
-    pub(crate) running: BTreeMap<(Time, u64), RunningEntry>,
+    pub(crate) running: RunningList,
     pub(crate) arrived: Vec<JobId>,
     pub(crate) ended: Vec<JobId>,
     /// Elastic commands that changed an estimate so far.
@@ -263,7 +353,7 @@ impl SimState {
             dedicated: Vec::new(),
             suspended: Vec::new(),
             fit: std::sync::OnceLock::new(),
-            running: BTreeMap::new(),
+            running: RunningList::default(),
             arrived: Vec::new(),
             ended: Vec::new(),
             estimate_changes: 0,
@@ -374,13 +464,12 @@ impl SimState {
             self.progress_from(id) + (run.limit - self.used(id)),
             run.sequence,
         );
-        self.running.remove(&key)
+        self.running.remove(key)
     }
 
     /// Puts a running entry in `running`.
     pub(crate) fn insert_running(&mut self, entry: RunningEntry) {
-        self.running
-            .insert((entry.expected_end, entry.sequence), entry);
+        self.running.insert(entry);
     }
 }
 
@@ -394,6 +483,55 @@ mod tests {
     }
 
     use super::*;
+
+    /// Inserts and removes anywhere (gaps far from the back, shifts near
+    /// it, gaps taken again by their key, gaps closed) list the running
+    /// jobs as a sorted vector of them does.
+    #[test]
+    fn the_running_list_equals_a_sorted_vector() {
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = move |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let mut list = RunningList::default();
+        let mut reference: Vec<RunningEntry> = Vec::new();
+        for step in 0..20_000u64 {
+            if reference.is_empty() || next(3) != 0 {
+                // Few distinct ends and sequences: keys come back after
+                // their job left, onto its gap.
+                let entry = RunningEntry {
+                    expected_end: next(50) as Time,
+                    sequence: next(200),
+                    id: JobId(step as u32),
+                    size: 1 + next(8) as u32,
+                    start: 0,
+                };
+                if reference.iter().any(|other| other.key() == entry.key()) {
+                    continue;
+                }
+                list.insert(entry);
+                let at = reference.partition_point(|other| other.key() < entry.key());
+                reference.insert(at, entry);
+            } else {
+                let gone = reference.remove(next(reference.len() as u64) as usize);
+                assert_eq!(list.remove(gone.key()), Some(gone));
+                assert_eq!(list.remove(gone.key()), None, "removed twice");
+            }
+            let listed: Vec<RunningEntry> = list.iter().copied().collect();
+            assert_eq!(list.iter().len(), reference.len());
+            assert_eq!(listed, reference, "after {step} changes");
+        }
+        // Then every job ends, in any order: the gaps are closed on the way.
+        while !reference.is_empty() {
+            let gone = reference.remove(next(reference.len() as u64) as usize);
+            assert_eq!(list.remove(gone.key()), Some(gone));
+            assert!(list.entries.len() <= 2 * reference.len() + 64 + 1);
+        }
+        assert_eq!(list.iter().next(), None);
+    }
     use proptest::prelude::*;
 
     proptest! {
