@@ -24,13 +24,8 @@ use super::timeline::{Gain, Timeline};
 pub(crate) struct ShapeFloors {
     ids: HashMap<(u32, Time), u32, BuildHasherDefault<ShapeHasher>>,
     shapes: Vec<Shape>,
-    /// Per size, what a gain asks of it, together in one cache line.
+    /// Per size, its waiting shapes and what is known of their windows.
     by_size: Vec<SizeState>,
-    /// Per size, the earliest start of a gain left unmeasured because no
-    /// job of the size was reserved after it, since one first waited: a
-    /// window it opened reaches past it, so the floors hold only for
-    /// windows that end before it.
-    unmeasured: Vec<Time>,
     /// Calls so far.
     call: u64,
     /// Bit `size % 64` of word `size / 64`: a job of that size waits.
@@ -38,13 +33,10 @@ pub(crate) struct ShapeFloors {
 }
 
 /// The waiting shapes of one size and what is known of their windows.
-#[derive(Debug, Clone, Default)]
-#[repr(align(64))]
+#[derive(Debug, Clone)]
 struct SizeState {
     /// The shapes with jobs waiting, by increasing estimate.
     shapes: Vec<u32>,
-    /// The longest of their estimates, at least 1 s.
-    reach: Time,
     /// At least the latest `floor + estimate - 1` among them: a gain
     /// that starts there or later lowers no floor.
     top: Time,
@@ -55,6 +47,24 @@ struct SizeState {
     /// (`[begin, end)`), with the call: gains since have shrunk it, or
     /// extended it through a gain measured again.
     room: (u64, Time, Time),
+    /// The earliest start of a gain left unmeasured because no job of the
+    /// size was reserved after it, since one first waited: a window it
+    /// opened reaches past it, so the floors hold only for windows that
+    /// end before it.
+    unmeasured: Time,
+}
+
+/// Nothing known: set when a job of the size first waits.
+impl Default for SizeState {
+    fn default() -> Self {
+        Self {
+            shapes: Vec::new(),
+            top: Time::MIN,
+            latest: Time::MIN,
+            room: (0, 0, 0),
+            unmeasured: Time::MAX,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -113,14 +123,15 @@ impl ShapeFloors {
         let mut best = Time::MIN;
         let mut from = 1;
         while let Some(other) = next_present(&self.words, from, size) {
-            let list = &self.by_size[other as usize].shapes;
+            let state = &self.by_size[other as usize];
+            let list = &state.shapes;
             let fitting =
                 list.partition_point(|&shape| self.shapes[shape as usize].duration <= duration);
             if let Some(&shape) = fitting.checked_sub(1).and_then(|index| list.get(index)) {
                 let shape = &self.shapes[shape as usize];
                 // A window starting at or after this may reach into an
                 // unmeasured gain (one second to spare).
-                let horizon = self.unmeasured[other as usize].saturating_sub(shape.duration.max(1));
+                let horizon = state.unmeasured.saturating_sub(shape.duration.max(1));
                 best = best.max(shape.floor.min(horizon));
             }
             from = other + 1;
@@ -140,7 +151,6 @@ impl ShapeFloors {
         let index = size as usize;
         if self.by_size.len() <= index {
             self.by_size.resize_with(index + 1, SizeState::default);
-            self.unmeasured.resize(index + 1, Time::MAX);
             self.words.resize(index / 64 + 1, 0);
         }
         let state = &mut self.by_size[index];
@@ -148,7 +158,7 @@ impl ShapeFloors {
             // What was known of this size while none waited is stale.
             state.latest = at;
             state.top = Time::MIN;
-            self.unmeasured[index] = Time::MAX;
+            state.unmeasured = Time::MAX;
             self.words[index / 64] |= 1 << (index % 64);
         } else {
             state.latest = state.latest.max(at);
@@ -164,7 +174,6 @@ impl ShapeFloors {
             .shapes
             .partition_point(|&other| self.shapes[other as usize].duration < duration);
         state.shapes.insert(at, shape);
-        state.reach = state.reach.max(duration.max(1));
     }
 
     /// A job of `shape` no longer waits with a reservation.
@@ -178,12 +187,8 @@ impl ShapeFloors {
         let index = entry.size as usize;
         let state = &mut self.by_size[index];
         state.shapes.retain(|&other| other != shape);
-        match state.shapes.last() {
-            Some(&longest) => state.reach = self.shapes[longest as usize].duration.max(1),
-            None => {
-                state.reach = 0;
-                self.words[index / 64] &= !(1 << (index % 64));
-            }
+        if state.shapes.is_empty() {
+            self.words[index / 64] &= !(1 << (index % 64));
         }
     }
 
@@ -199,9 +204,7 @@ impl ShapeFloors {
             while self.words[word] != 0 {
                 let size = word * 64 + self.words[word].trailing_zeros() as usize;
                 self.words[word] &= self.words[word] - 1;
-                let state = &mut self.by_size[size];
-                state.reach = 0;
-                for shape in state.shapes.drain(..) {
+                for shape in self.by_size[size].shapes.drain(..) {
                     self.shapes[shape as usize].waiting = 0;
                 }
             }
@@ -258,15 +261,15 @@ impl ShapeFloors {
         if state.latest <= gain.start {
             // Not measured: what was measured before may not hold.
             state.room.0 = 0;
-            self.unmeasured[index] = self.unmeasured[index].min(gain.start);
+            state.unmeasured = state.unmeasured.min(gain.start);
             return;
         }
         // A new window reaches into the gain: no further than the longest
         // estimate around it.
-        let reach = state.reach;
-        if reach == 0 {
+        let Some(&longest) = state.shapes.last() else {
             return;
-        }
+        };
+        let reach = self.shapes[longest as usize].duration.max(1);
         if state.top <= gain.start {
             // Every floor is already where a window reaching into the gain
             // could start, or earlier: the run of room goes unmeasured.

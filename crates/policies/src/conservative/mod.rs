@@ -9,7 +9,7 @@ mod timeline;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use schedsim_sim_core::{Decisions, JobId, Time, View};
+use schedsim_sim_core::{Decisions, JobId, JobState, Time, View};
 
 use crate::order::QueueOrder;
 use floors::ShapeFloors;
@@ -46,11 +46,9 @@ pub(crate) struct Conservative {
     /// Buffers for the jobs placed and started in a call.
     placing: Vec<JobId>,
     starting: Vec<JobId>,
-    /// After a call that left no job waiting, the jobs running (by id):
-    /// those gone by the next call ended in between, unseen.
+    /// After a call that left no job waiting, the jobs running: those
+    /// done by the next call ended in between, unseen.
     idle_running: Vec<JobId>,
-    /// A buffer for the jobs running at a call after such a call.
-    running_now: Vec<JobId>,
 }
 
 /// A run of like jobs, held by its first job.
@@ -126,7 +124,6 @@ impl Conservative {
             placing: Vec::new(),
             starting: Vec::new(),
             idle_running: Vec::new(),
-            running_now: Vec::new(),
         }
     }
 
@@ -220,37 +217,26 @@ impl Conservative {
             self.timeline.advance(now);
             let ended = if self.state.idle {
                 // Every end since the last call: the jobs running then
-                // that are not now.
-                let mut running = std::mem::take(&mut self.running_now);
-                running.clear();
-                running.extend(view.running().map(|job| job.id));
-                running.sort_unstable();
+                // that are done now.
                 self.idle_running
-                    .retain(|id| running.binary_search(id).is_err());
-                self.running_now = running;
+                    .retain(|&id| view.state(id) == JobState::Done);
                 &self.idle_running[..]
             } else {
                 view.ended()
             };
             for &id in ended {
-                let Some(start) = view.started_at(id) else {
+                let Some(planned_end) = ended_early(view, id) else {
                     continue;
                 };
-                let planned_end = start + view.estimate(id);
-                if now < planned_end {
-                    let floors = &mut self.floors;
-                    self.timeline.release_until(
-                        planned_end,
-                        view.job(id).size,
-                        |timeline, gain| {
-                            floors.gained(timeline, gain);
-                        },
-                    );
-                    // After a call that left no job waiting no
-                    // reservation is held, and a rebuild would compress
-                    // (to no effect) for an end at this call only.
-                    compress |= !self.state.idle || view.ended().contains(&id);
-                }
+                let floors = &mut self.floors;
+                self.timeline
+                    .release_until(planned_end, view.job(id).size, |timeline, gain| {
+                        floors.gained(timeline, gain);
+                    });
+                // After a call that left no job waiting no reservation is
+                // held, and a rebuild would compress (to no effect) for an
+                // end at this call only.
+                compress |= !self.state.idle || view.ended().contains(&id);
             }
             #[cfg(debug_assertions)]
             {
@@ -325,7 +311,6 @@ impl Conservative {
                     .map(|job| job.id)
                     .chain(self.starting.iter().copied()),
             );
-            self.idle_running.sort_unstable();
         }
         self.state = FollowState {
             followed: !overrun,
@@ -646,10 +631,10 @@ impl Conservative {
         );
         self.floors.clear();
         self.last_run = None;
-        let mut compress = view.ended().iter().any(|&id| {
-            view.started_at(id)
-                .is_some_and(|start| now < start + view.estimate(id))
-        });
+        let mut compress = view
+            .ended()
+            .iter()
+            .any(|&id| ended_early(view, id).is_some());
         for &id in queue {
             self.runs[id.index()].end = id;
             self.runs[id.index()].steps = None;
@@ -683,10 +668,10 @@ impl Conservative {
             view.free(),
             view.running().map(|job| (job.expected_end, job.size)),
         );
-        let compress = view.ended().iter().any(|&id| {
-            view.started_at(id)
-                .is_some_and(|start| now < start + view.estimate(id))
-        });
+        let compress = view
+            .ended()
+            .iter()
+            .any(|&id| ended_early(view, id).is_some());
         for &id in queue {
             if let Some(at) = self.reservations[id.index()] {
                 let (size, estimate) = (view.job(id).size, view.estimate(id));
@@ -790,6 +775,13 @@ fn run_rest(rest: &[JobId], run_end: JobId) -> usize {
     let from = bound / 2;
     let to = bound.min(rest.len());
     from + rest[from..to].partition_point(|&other| other <= run_end)
+}
+
+/// For a job that has ended, the end its estimate planned, if that is
+/// still to come: its reservation's rest is given back.
+fn ended_early(view: &View<'_>, id: JobId) -> Option<Time> {
+    let planned_end = view.started_at(id)? + view.estimate(id);
+    (view.now() < planned_end).then_some(planned_end)
 }
 
 /// The reservations of waiting jobs by time, for the jobs due now and the

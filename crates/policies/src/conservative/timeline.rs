@@ -426,46 +426,45 @@ impl Timeline {
     /// The last step at or before `from` that frees at least `size`
     /// (`room`) or fewer (`!room`), skipping blocks without one.
     fn last_where(&self, from: Step, size: u32, room: bool) -> Option<Step> {
-        let mut at = from;
-        loop {
-            let block = self.blocks[self.node(at).block as usize];
-            if !self.none_in(self.node(at).block, size, room) {
-                loop {
-                    let node = self.node(at);
-                    if (node.free >= size) == room {
-                        return Some(at);
-                    }
-                    if at == block.first {
-                        break;
-                    }
-                    at = node.prev;
-                }
-            }
-            let rank = self.next_rank((block.rank as usize).checked_sub(1)?, size, room, false)?;
-            at = self.blocks[self.order[rank] as usize].last;
-        }
+        self.find_where(from, size, room, false)
     }
 
     /// The first step at or after `from` that frees at least `size`
     /// (`room`) or fewer (`!room`), skipping blocks without one.
     fn first_where(&self, from: Step, size: u32, room: bool) -> Option<Step> {
+        self.find_where(from, size, room, true)
+    }
+
+    /// The nearest step from `from` on, `forward` or back, that frees at
+    /// least `size` (`room`) or fewer (`!room`): the steps of a block its
+    /// bounds allow, then the next such block by rank.
+    #[inline(always)]
+    fn find_where(&self, from: Step, size: u32, room: bool, forward: bool) -> Option<Step> {
         let mut at = from;
         loop {
             let block = self.blocks[self.node(at).block as usize];
-            if !self.none_in(self.node(at).block, size, room) {
+            if !none_in(self.bounds[block.rank as usize], size, room) {
+                let edge = if forward { block.last } else { block.first };
                 loop {
                     let node = self.node(at);
                     if (node.free >= size) == room {
                         return Some(at);
                     }
-                    if at == block.last {
+                    if at == edge {
                         break;
                     }
-                    at = node.next;
+                    at = if forward { node.next } else { node.prev };
                 }
             }
-            let rank = self.next_rank(block.rank as usize + 1, size, room, true)?;
-            at = self.blocks[self.order[rank] as usize].first;
+            let rank = block.rank as usize;
+            let beyond = if forward {
+                rank + 1
+            } else {
+                rank.checked_sub(1)?
+            };
+            let block =
+                self.blocks[self.order[self.next_rank(beyond, size, room, forward)?] as usize];
+            at = if forward { block.first } else { block.last };
         }
     }
 
