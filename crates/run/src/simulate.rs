@@ -1069,6 +1069,11 @@ impl<'a> RanJobs<'a> {
             ran,
         }
     }
+
+    /// The job set's index of the table's job `index`.
+    fn job_index(&self, index: usize) -> usize {
+        self.ran.as_ref().map_or(index, |ran| ran[index] as usize)
+    }
 }
 
 impl CompletedJobTable for RanJobs<'_> {
@@ -1077,14 +1082,13 @@ impl CompletedJobTable for RanJobs<'_> {
     }
 
     fn job(&self, index: usize) -> CompletedJob {
-        let index = self.ran.as_ref().map_or(index, |ran| ran[index] as usize);
+        let index = self.job_index(index);
         let id = JobId(index as u32);
         completed_job(&self.jobs.jobs()[index], self.schedule, id, None)
     }
 
     fn submit(&self, index: usize) -> i64 {
-        let index = self.ran.as_ref().map_or(index, |ran| ran[index] as usize);
-        self.jobs.jobs()[index].submit
+        self.jobs.jobs()[self.job_index(index)].submit
     }
 }
 
@@ -1235,7 +1239,7 @@ fn run_policy_clocked(
     let ran = RanJobs::new(jobs, &schedule);
     let metrics = summarize_table(&ran, config)?;
     let split = if jobs.normalization().dedicated > 0 {
-        let completed: Vec<CompletedJob> = (0..ran.len()).map(|index| ran.job(index)).collect();
+        let completed = completed_jobs(jobs, &schedule);
         let requested: Vec<Option<i64>> = jobs
             .jobs()
             .iter()

@@ -223,13 +223,7 @@ mod tests {
     /// unchanged) leave the tree that building it from the jobs left gives.
     #[test]
     fn updates_equal_a_build_of_what_is_left() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1d_u64);
         let n = 300;
         let mut index = FitIndex::new(n);
         let mut waiting: Vec<Option<(u32, Time)>> = vec![None; n];
@@ -261,13 +255,7 @@ mod tests {
     #[test]
     fn bottom_up_search_agrees_with_a_scan_on_larger_queues() {
         // xorshift: 1,000 random jobs, some not waiting, random queries.
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15_u64);
         let n = 1000;
         let jobs: Vec<Option<(u32, Time)>> = (0..n)
             .map(|_| (next(4) != 0).then(|| (1 + next(64) as u32, next(1000) as Time)))

@@ -135,3 +135,16 @@ pub type Time = i64;
 /// refuse larger times, and hand-made jobs are checked against it, so
 /// simulated times can be added without overflow.
 pub const MAX_TIME: Time = 1 << 53;
+
+/// A xorshift generator for the unit tests' random operations:
+/// `next(bound)` is below `bound`.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |bound| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % bound
+    }
+}

@@ -489,13 +489,7 @@ mod tests {
     /// jobs as a sorted vector of them does.
     #[test]
     fn the_running_list_equals_a_sorted_vector() {
-        let mut state = 0x853c_49e6_748f_ea9b_u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = crate::xorshift(0x853c_49e6_748f_ea9b_u64);
         let mut list = RunningList::default();
         let mut reference: Vec<RunningEntry> = Vec::new();
         for step in 0..20_000u64 {
