@@ -2,6 +2,16 @@
 //! waiting job holds a reservation at its anchor, kept in a profile that
 //! follows the events, and the schedule is compressed whenever a job ends
 //! before its estimate.
+//!
+//! Cost of an early end: a walk over the runs of waiting jobs in queue
+//! order, O(1) for a run that cannot move; for each run moved, the steps
+//! of the profile between its old and new start and end; for each gain
+//! (the early end, each move's old slot), per size it raised, the run of
+//! room around it and that size's shapes up to the first too long for it;
+//! for each search, the block bounds from the shape's floor on. That is
+//! O(runs + steps walked) per early end, not O((1 + moved) log n): see
+//! docs/RESULTS.md for the counters on RICC and for an index of the runs
+//! able to move that was measured and cost more than the walk it saved.
 
 mod floors;
 mod timeline;
