@@ -37,6 +37,9 @@ pub(crate) struct ShapeFloors {
 struct SizeState {
     /// The shapes with jobs waiting, by increasing estimate.
     shapes: Vec<u32>,
+    /// Their estimates and floors, in the same order (the gains read
+    /// these in a row: most leave every floor as it is).
+    windows: Vec<(Time, Time)>,
     /// At least the latest `floor + estimate - 1` among them: a gain
     /// that starts there or later lowers no floor.
     top: Time,
@@ -59,6 +62,7 @@ impl Default for SizeState {
     fn default() -> Self {
         Self {
             shapes: Vec::new(),
+            windows: Vec::new(),
             top: Time::MIN,
             latest: Time::MIN,
             room: (0, 0, 0),
@@ -75,6 +79,8 @@ struct Shape {
     floor: Time,
     /// Waiting jobs of this shape.
     waiting: u32,
+    /// While some wait: the shape's place in its size's list.
+    slot: u32,
 }
 
 impl ShapeFloors {
@@ -87,6 +93,7 @@ impl ShapeFloors {
                 duration,
                 floor: Time::MIN,
                 waiting: 0,
+                slot: 0,
             });
             next
         })
@@ -109,7 +116,10 @@ impl ShapeFloors {
         let shape = &mut self.shapes[shape as usize];
         shape.floor = limit;
         if let Some(state) = self.by_size.get_mut(shape.size as usize) {
-            state.top = state.top.max(reach_of(shape));
+            state.top = state.top.max(reach_of(shape.floor, shape.duration));
+            if shape.waiting > 0 {
+                state.windows[shape.slot as usize].1 = limit;
+            }
         }
     }
 
@@ -124,15 +134,14 @@ impl ShapeFloors {
         let mut from = 1;
         while let Some(other) = next_present(&self.words, from, size) {
             let state = &self.by_size[other as usize];
-            let list = &state.shapes;
-            let fitting =
-                list.partition_point(|&shape| self.shapes[shape as usize].duration <= duration);
-            if let Some(&shape) = fitting.checked_sub(1).and_then(|index| list.get(index)) {
-                let shape = &self.shapes[shape as usize];
+            let list = &state.windows;
+            let fitting = list.partition_point(|&(other, _)| other <= duration);
+            if let Some(&(other, floor)) = fitting.checked_sub(1).and_then(|index| list.get(index))
+            {
                 // A window starting at or after this may reach into an
                 // unmeasured gain (one second to spare).
-                let horizon = state.unmeasured.saturating_sub(shape.duration.max(1));
-                best = best.max(shape.floor.min(horizon));
+                let horizon = state.unmeasured.saturating_sub(other.max(1));
+                best = best.max(floor.min(horizon));
             }
             from = other + 1;
         }
@@ -171,9 +180,13 @@ impl ShapeFloors {
         self.shapes[shape as usize].floor = Time::MIN;
         let state = &mut self.by_size[index];
         let at = state
-            .shapes
-            .partition_point(|&other| self.shapes[other as usize].duration < duration);
+            .windows
+            .partition_point(|&(other, _)| other < duration);
         state.shapes.insert(at, shape);
+        state.windows.insert(at, (duration, Time::MIN));
+        for (slot, &other) in state.shapes.iter().enumerate().skip(at) {
+            self.shapes[other as usize].slot = slot as u32;
+        }
     }
 
     /// A job of `shape` no longer waits with a reservation.
@@ -185,8 +198,13 @@ impl ShapeFloors {
             return;
         }
         let index = entry.size as usize;
+        let at = entry.slot as usize;
         let state = &mut self.by_size[index];
-        state.shapes.retain(|&other| other != shape);
+        state.shapes.remove(at);
+        state.windows.remove(at);
+        for (slot, &other) in state.shapes.iter().enumerate().skip(at) {
+            self.shapes[other as usize].slot = slot as u32;
+        }
         if state.shapes.is_empty() {
             self.words[index / 64] &= !(1 << (index % 64));
         }
@@ -207,6 +225,7 @@ impl ShapeFloors {
                 for shape in self.by_size[size].shapes.drain(..) {
                     self.shapes[shape as usize].waiting = 0;
                 }
+                self.by_size[size].windows.clear();
             }
         }
     }
@@ -266,10 +285,10 @@ impl ShapeFloors {
         }
         // A new window reaches into the gain: no further than the longest
         // estimate around it.
-        let Some(&longest) = state.shapes.last() else {
+        let Some(&(longest, _)) = state.windows.last() else {
             return;
         };
-        let reach = self.shapes[longest as usize].duration.max(1);
+        let reach = longest.max(1);
         if state.top <= gain.start {
             // Every floor is already where a window reaching into the gain
             // could start, or earlier: the run of room goes unmeasured.
@@ -292,25 +311,29 @@ impl ShapeFloors {
             None => (0, 0, 0),
         };
         let mut top = Time::MIN;
-        for &shape in &state.shapes {
-            let shape = &mut self.shapes[shape as usize];
-            let duration = shape.duration.max(1);
-            if end.saturating_sub(begin) < duration {
+        let length = end.saturating_sub(begin);
+        for (slot, window) in state.windows.iter_mut().enumerate() {
+            let (duration, floor) = *window;
+            let duration = duration.max(1);
+            if length < duration {
                 // The rest keep their floors: `top` stays.
                 return;
             }
             let from = begin.max(gain.start.saturating_sub(duration - 1));
-            shape.floor = shape.floor.min(from);
-            top = top.max(reach_of(shape));
+            if from < floor {
+                window.1 = from;
+                self.shapes[state.shapes[slot] as usize].floor = from;
+            }
+            top = top.max(reach_of(window.1, duration));
         }
         state.top = top;
     }
 }
 
-/// The last instant a window of `shape` from its floor on covers:
-/// `floor + estimate - 1`.
-fn reach_of(shape: &Shape) -> Time {
-    shape.floor.saturating_add(shape.duration.max(1) - 1)
+/// The last instant a window of a shape with `floor` and `duration`
+/// from its floor on covers: `floor + duration - 1`.
+fn reach_of(floor: Time, duration: Time) -> Time {
+    floor.saturating_add(duration.max(1) - 1)
 }
 
 /// A multiply-rotate hash of a shape's size and estimate (as FxHash
@@ -403,6 +426,30 @@ mod tests {
         // not stand for where the run starts.)
         gain(&mut timeline, &mut floors, 70, 75);
         assert_eq!(floors.floor(shape), 21);
+    }
+
+    #[test]
+    fn each_size_keeps_its_shapes_floors_in_step_as_shapes_come_and_go() {
+        let mut floors = ShapeFloors::default();
+        let short = floors.shape(1, 10);
+        let middle = floors.shape(1, 20);
+        let long = floors.shape(1, 30);
+        // Added out of order, so that each insertion moves the others.
+        for shape in [long, short, middle] {
+            floors.add(shape, 0);
+        }
+        floors.searched(short, 100);
+        floors.searched(middle, 200);
+        floors.searched(long, 300);
+        // A 25 s job of size 1 asks the longest waiting shape no longer
+        // than it: 20 s, floor 200.
+        assert_eq!(floors.lower_bound(1, 25), 200);
+        floors.remove(middle);
+        // Now the 10 s shape: 100.
+        assert_eq!(floors.lower_bound(1, 25), 100);
+        floors.searched(long, 350);
+        assert_eq!(floors.lower_bound(1, 30), 350);
+        assert_eq!(floors.floor(long), 350);
     }
 
     #[test]
