@@ -1068,7 +1068,8 @@ impl Timeline {
     /// processors stay free over all of `[t, t + duration)`, given that
     /// fewer are free just before `limit`, in step `below` (so every such
     /// window ends before `limit`), and the step holding `t`. Walks the
-    /// runs of room back from `below` to `from`.
+    /// runs of room forward from `from` and stops at the first long
+    /// enough (a search that finds none walks them all).
     pub(crate) fn earliest_window_below(
         &self,
         below: Step,
@@ -1079,33 +1080,25 @@ impl Timeline {
         let duration = duration.max(1);
         let from = from.max(self.start());
         debug_assert!(self.free(below) < size);
-        let mut found = None;
-        let mut at = below;
+        let limit = self.time(below);
+        let mut at = self.locate(from);
         loop {
-            // The latest run of room before `at`, `[begin, end)`.
-            let Some(last) = self.last_where(at, size, true) else {
-                return found;
-            };
-            let end = self.end_of(last);
-            if end <= from {
-                return found;
+            // The next run of room, `[begin, end)`: it ends at a step
+            // without room, `below` at the latest.
+            let room = self.first_where(at, size, true)?;
+            let begin = self.time(room);
+            if begin >= limit {
+                return None;
             }
-            let dip = self.last_where(last, size, false);
-            let begin = dip.map_or(self.start(), |dip| self.end_of(dip));
-            if end - begin.max(from) >= duration {
-                found = Some(if begin >= from {
-                    (
-                        begin,
-                        dip.and_then(|dip| self.next(dip)).unwrap_or(self.head),
-                    )
-                } else {
-                    (from, self.locate(from))
-                });
+            let dip = self
+                .first_where(room, size, false)
+                .expect("a step without room follows the run");
+            if self.time(dip) - begin.max(from) >= duration {
+                // A run that starts before `from` holds it in its first
+                // step, `at`.
+                return Some((begin.max(from), room));
             }
-            match dip {
-                Some(dip) if begin > from => at = dip,
-                _ => return found,
-            }
+            at = dip;
         }
     }
 
