@@ -37,8 +37,9 @@ pub(crate) struct ShapeFloors {
 struct SizeState {
     /// The shapes with jobs waiting, by increasing estimate.
     shapes: Vec<u32>,
-    /// Their estimates and floors, in the same order (the gains read
-    /// these in a row: most leave every floor as it is).
+    /// Their estimates and floors, in the same order: a copy of each
+    /// shape's, written with it (the gains read these in a row, and most
+    /// leave every floor as it is; the compressions read a shape's own).
     windows: Vec<(Time, Time)>,
     /// At least the latest `floor + estimate - 1` among them: a gain
     /// that starts there or later lowers no floor.
@@ -107,7 +108,14 @@ impl ShapeFloors {
 
     /// No whole window of `shape` starts before this time.
     pub(crate) fn floor(&self, shape: u32) -> Time {
-        self.shapes[shape as usize].floor
+        let entry = &self.shapes[shape as usize];
+        debug_assert!(
+            entry.waiting == 0
+                || self.by_size[entry.size as usize].windows[entry.slot as usize]
+                    == (entry.duration, entry.floor),
+            "conservative: shape {shape}'s floor and its size's copy differ"
+        );
+        entry.floor
     }
 
     /// No whole window of `shape` starts before `limit` (a search found
