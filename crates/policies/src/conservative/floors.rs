@@ -30,6 +30,8 @@ pub(crate) struct ShapeFloors {
     call: u64,
     /// Bit `size % 64` of word `size / 64`: a job of that size waits.
     words: Vec<u64>,
+    /// The longest estimate of any shape so far (at least 1).
+    longest: Time,
 }
 
 /// The waiting shapes of one size and what is known of their windows.
@@ -88,6 +90,7 @@ impl ShapeFloors {
     /// The shape of a job of `size` processors for `duration` seconds.
     pub(crate) fn shape(&mut self, size: u32, duration: Time) -> u32 {
         let next = self.shapes.len() as u32;
+        self.longest = self.longest.max(duration.max(1));
         *self.ids.entry((size, duration)).or_insert_with(|| {
             self.shapes.push(Shape {
                 size,
@@ -263,6 +266,9 @@ impl ShapeFloors {
         };
         let bands = &mut bands[..count];
         bands.sort_unstable();
+        // How long the run of room around the gain is for the least size
+        // measured, once asked: no larger size has a longer one.
+        let mut bound = None;
         let mut done = 0;
         for &(low, high) in bands.iter() {
             let low = low.max(done + 1);
@@ -272,7 +278,7 @@ impl ShapeFloors {
             done = high;
             let mut size = low;
             while let Some(found) = next_present(&self.words, size, high) {
-                self.lower(timeline, gain, found);
+                self.lower(timeline, gain, found, &mut bound);
                 size = found + 1;
             }
         }
@@ -280,7 +286,7 @@ impl ShapeFloors {
 
     /// Lowers the floors of the waiting shapes of `size` that fit in the
     /// run of room for it around `gain`.
-    fn lower(&mut self, timeline: &Timeline, gain: &Gain, size: u32) {
+    fn lower(&mut self, timeline: &Timeline, gain: &Gain, size: u32, bound: &mut Option<Time>) {
         // A window that reaches into the gain ends after its start: of use
         // only to a job reserved later.
         let index = size as usize;
@@ -309,7 +315,28 @@ impl ShapeFloors {
         let (call, known_begin, known_end) = state.room;
         let known = (call == self.call && known_begin <= gain.start && gain.start <= known_end)
             .then_some(known_begin);
-        let Some(room) = timeline.room_around(gain, size, reach, known) else {
+        // The run of room for a larger size lies inside the one for a
+        // smaller (it holds fewer steps of the gain, and its walks stop at
+        // the same dips or sooner). The least size measured is measured as
+        // far as any estimate reaches (its own floors come out the same):
+        // when that run is shorter than a larger size's shortest estimate,
+        // no floor of that size moves.
+        let least = bound.is_none();
+        let shortest = state
+            .windows
+            .first()
+            .map_or(Time::MAX, |&(duration, _)| duration.max(1));
+        if bound.is_some_and(|length| length < shortest) {
+            // Not measured: what was measured before may not hold.
+            state.room.0 = 0;
+            return;
+        }
+        let reach = if least { self.longest.max(1) } else { reach };
+        let room = timeline.room_around(gain, size, reach, known);
+        if least {
+            *bound = Some(room.map_or(0, |room| room.end.saturating_sub(room.begin)));
+        }
+        let Some(room) = room else {
             return;
         };
         let (begin, end) = (room.begin, room.end);
@@ -458,6 +485,33 @@ mod tests {
         floors.searched(long, 350);
         assert_eq!(floors.lower_bound(1, 30), 350);
         assert_eq!(floors.floor(long), 350);
+    }
+
+    #[test]
+    fn the_least_size_raised_bounds_the_runs_of_room_of_the_larger_ones() {
+        // 2 processors. One is taken over [0, 1000), the other over
+        // [0, 150): 0 free before 150, 1 until 1000, 2 after.
+        let mut timeline = Timeline::default();
+        timeline.reset(0, 2, std::iter::empty());
+        timeline.reserve(timeline.locate(0), 0, 1000, 1, false);
+        timeline.reserve(timeline.locate(0), 0, 150, 1, false);
+        let mut floors = ShapeFloors::default();
+        let one = floors.shape(1, 500);
+        let two = floors.shape(2, 200);
+        for shape in [one, two] {
+            floors.add(shape, 1000);
+            floors.searched(shape, 1000);
+        }
+        floors.next_call();
+        // The first processor comes back over [100, 300): 1 free over
+        // [100, 150), 2 over [150, 300), 1 until 1000. Both sizes are
+        // raised. The run of room for 1 processor goes on from 100 (a
+        // 500 s window from 100 now fits: floor 100); the one for 2 is
+        // [150, 300), too short for 200 s (floor 1000). Measured from the
+        // larger size, the bound would have hidden the smaller one's.
+        timeline.release(100, 300, 1, |timeline, gain| floors.gained(timeline, gain));
+        assert_eq!(floors.floor(one), 100);
+        assert_eq!(floors.floor(two), 1000);
     }
 
     #[test]
