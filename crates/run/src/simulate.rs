@@ -2350,13 +2350,25 @@ mod tests {
         }
     }
 
+    /// `records` on a machine of `procs` processors, loaded as the file
+    /// `name` would be.
+    fn load(name: &str, procs: u32, records: Vec<Record>) -> LoadedWorkload {
+        let mut header = Header::new();
+        header.add("MaxProcs", procs.to_string()).unwrap();
+        let mut args = SimulateArgs::new();
+        args.workload = Some(PathBuf::from(name));
+        let source = WorkloadSource::File {
+            path: PathBuf::from(name),
+            sha256: String::new(),
+        };
+        prepare_workload(&args, source, Workload::new(header, records), None).unwrap()
+    }
+
     /// The run's metrics and group report, read from the job set and the
     /// schedule one job at a time, equal those of the copied jobs, bit for
     /// bit, with users, jobs out of number order and overlapping waits.
     #[test]
     fn metrics_from_the_schedule_equal_metrics_from_a_copy() {
-        let mut header = Header::new();
-        header.add("MaxProcs", "8").unwrap();
         let records: Vec<Record> = (0..60u64)
             .map(|n| Record {
                 user_id: Some(n % 7),
@@ -2364,13 +2376,7 @@ mod tests {
                 ..record(1000 - n, n * 17 / 3, 1 + n * 5 % 8, 10 + n * 37 % 300)
             })
             .collect();
-        let mut args = SimulateArgs::new();
-        args.workload = Some(PathBuf::from("users.swf"));
-        let source = WorkloadSource::File {
-            path: PathBuf::from("users.swf"),
-            sha256: String::new(),
-        };
-        let loaded = prepare_workload(&args, source, Workload::new(header, records), None).unwrap();
+        let loaded = load("users.swf", 8, records);
         let config = MetricsConfig::new(8);
         let run = run_policy(&loaded.jobs, &"easy".parse().unwrap(), &config).unwrap();
         let completed = completed_jobs(&loaded.jobs, &run.schedule);
@@ -2388,23 +2394,15 @@ mod tests {
         // (no overhead) and resumed at 30: 30..70. Job 2 (2 procs, 20 s)
         // arrives at 10 and waits (the policy starts nothing at 10), starts
         // at 70. Job 3 is rejected at 5.
-        let mut header = Header::new();
-        header.add("MaxProcs", "4").unwrap();
-        let workload = Workload::new(
-            header,
+        let loaded = load(
+            "test.swf",
+            4,
             vec![
                 record(1, 0, 4, 50),
                 record(3, 5, 1, 10),
                 record(2, 10, 2, 20),
             ],
         );
-        let mut args = SimulateArgs::new();
-        args.workload = Some(PathBuf::from("test.swf"));
-        let source = WorkloadSource::File {
-            path: PathBuf::from("test.swf"),
-            sha256: String::new(),
-        };
-        let loaded = prepare_workload(&args, source, workload, None).unwrap();
         let schedule = simulate_with(&loaded.jobs, &mut Lifecycle, &SimOptions::default()).unwrap();
         let jobs = jobs_csv(&loaded, &schedule, 10);
         let rows: Vec<&str> = jobs.lines().collect();
@@ -2461,15 +2459,7 @@ mod tests {
                 ..record(n + 1, n * gap, 1, work)
             })
             .collect();
-        let mut header = Header::new();
-        header.add("MaxProcs", "1").unwrap();
-        let mut args = SimulateArgs::new();
-        args.workload = Some(PathBuf::from("w.swf"));
-        let source = WorkloadSource::File {
-            path: PathBuf::from("w.swf"),
-            sha256: String::new(),
-        };
-        let loaded = prepare_workload(&args, source, Workload::new(header, records), None).unwrap();
+        let loaded = load("w.swf", 1, records);
         let run = run_policy(
             &loaded.jobs,
             &"fcfs".parse().unwrap(),
