@@ -21,7 +21,7 @@ use schedsim_run::{
     metrics_config, prepare_packed, prepare_workload, run_policy_with,
 };
 use schedsim_sim_core::LoadMethod;
-use workload_format::{Header, PackedRecords, Workload};
+use workload_format::{Header, PackedRecords, Record, Workload};
 
 /// One performance target.
 #[derive(Debug, Clone, Copy)]
@@ -179,6 +179,16 @@ pub const CASES: &[Case] = &[
         rss_mb: None,
         deadlines: None,
     },
+    // Early ends that move nothing while 100,000 jobs wait: no walk over
+    // the queue for each (the quadratic 447324e took 2.4 s at 20,000).
+    Case {
+        issue: 17,
+        trace: "stalled:100000",
+        policy: "conservative",
+        seconds: 1.0,
+        rss_mb: None,
+        deadlines: None,
+    },
     Case {
         issue: 17,
         trace: "RICC-2010-2.swf.gz",
@@ -293,6 +303,33 @@ fn generated_scojo(trace: &str) -> Option<u64> {
     trace.strip_prefix("scojo:")?.parse().ok()
 }
 
+/// Jobs of each kind in a `stalled:JOBS` case.
+fn generated_stalled(trace: &str) -> Option<usize> {
+    trace.strip_prefix("stalled:")?.parse().ok()
+}
+
+/// A `stalled:JOBS` workload on 128 processors: a job on 127 of them for
+/// 10^7 s, JOBS jobs of all 128 (estimate and runtime 100 s) queued behind
+/// it at 1 s, and one 1-processor job every 20 s from 10 s (estimate 15 s,
+/// runtime 5 s). Each small job starts on the free processor and ends
+/// early; its gain can move none of the queue.
+fn stalled_records(jobs: usize) -> Vec<Record> {
+    let job = |number: usize, submit: u64, size: u64, estimate: u64, runtime: u64| {
+        let mut record = Record::unknown(number as u64);
+        record.submit_time = Some(submit);
+        record.run_time = Some(runtime);
+        record.allocated_processors = Some(size);
+        record.requested_processors = Some(size);
+        record.requested_time = Some(estimate);
+        record
+    };
+    let mut records = vec![job(1, 0, 127, 10_000_000, 10_000_000)];
+    records.extend((0..jobs).map(|index| job(index + 2, 1, 128, 100, 100)));
+    records.extend((0..jobs).map(|index| job(jobs + index + 2, 10 + 20 * index as u64, 1, 15, 5)));
+    records.sort_by_key(|record| (record.submit_time, record.job_number));
+    records
+}
+
 /// What one child run measured.
 #[derive(Debug, Clone)]
 struct Measurement {
@@ -323,6 +360,7 @@ pub fn run(repeat: usize, only: Option<&str>) -> Result<bool, String> {
             && generated_jobs(case.trace).is_none()
             && generated_lublin(case.trace).is_none()
             && generated_scojo(case.trace).is_none()
+            && generated_stalled(case.trace).is_none()
         {
             println!(
                 "{:<6} {:<30} {:<24} skipped: SCHEDSIM_TRACES not set",
@@ -448,6 +486,19 @@ pub fn run_case(index: usize) -> Result<(), String> {
         };
         let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
             .map_err(|e| e.to_string())?;
+        (args, loaded)
+    } else if let Some(jobs) = generated_stalled(case.trace) {
+        let mut header = Header::new();
+        for key in ["MaxNodes", "MaxProcs"] {
+            header.set(key, 128u64).map_err(|e| e.to_string())?;
+        }
+        let args = SimulateArgs::new();
+        let source = WorkloadSource::File {
+            path: PathBuf::from(case.trace),
+            sha256: String::new(),
+        };
+        let workload = Workload::new(header, stalled_records(jobs));
+        let loaded = prepare_workload(&args, source, workload, None).map_err(|e| e.to_string())?;
         (args, loaded)
     } else if let Some((jobs, load)) = generated_lublin(case.trace) {
         let params = LublinParams::for_machine(128)

@@ -32,6 +32,10 @@ pub(crate) struct ShapeFloors {
     words: Vec<u64>,
     /// The longest estimate of any shape so far (at least 1).
     longest: Time,
+    /// Some gain since the call began raised an instant to a waiting
+    /// size (from fewer free processors than it to at least it) before
+    /// the reservation of a job of that size.
+    raised: bool,
 }
 
 /// The waiting shapes of one size and what is known of their windows.
@@ -224,6 +228,16 @@ impl ShapeFloors {
     /// A new call: rooms measured before may have shrunk or grown.
     pub(crate) fn next_call(&mut self) {
         self.call += 1;
+        self.raised = false;
+    }
+
+    /// Whether a gain of this call raised an instant to a waiting size
+    /// before the reservation of some job of that size. If none did, each
+    /// waiting job has the same instants with room for it before its
+    /// reservation as before the gains (whether it can move depends on
+    /// those alone), and so the same windows.
+    pub(crate) fn raised(&self) -> bool {
+        self.raised
     }
 
     /// Forgets every waiting job, and so every floor (the profile is
@@ -297,6 +311,8 @@ impl ShapeFloors {
             state.unmeasured = state.unmeasured.min(gain.start);
             return;
         }
+        // A job reserved later has instants of the gain before its start.
+        self.raised = true;
         // A new window reaches into the gain: no further than the longest
         // estimate around it.
         let Some(&(longest, _)) = state.windows.last() else {

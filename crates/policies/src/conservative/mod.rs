@@ -12,6 +12,11 @@
 //! O(runs + steps walked) per early end, not O((1 + moved) log n): see
 //! docs/RESULTS.md for the counters on RICC and for an index of the runs
 //! able to move that was measured and cost more than the walk it saved.
+//! One case has no walk: after a compression that moved nothing (or a call
+//! that left no job waiting) no waiting job can move, and an early end
+//! whose gains raise no instant, before a reservation of some waiting
+//! size, from fewer free processors than that size to at least it, opens
+//! no window for any; it costs its gain alone (`compressions_settled`).
 
 mod floors;
 mod timeline;
@@ -89,6 +94,9 @@ struct FollowState {
     queue_len: usize,
     /// [`View::estimate_changes`] at the last call.
     estimate_changes: u64,
+    /// No waiting job could move to an earlier anchor after the last
+    /// call: its compression moved nothing, or there was none to do.
+    settled: bool,
 }
 
 /// Conservative backfilling's work, reported as policy counters.
@@ -114,6 +122,9 @@ struct Counters {
     /// Reservations decided with the first job of their run (job arrays)
     /// without being looked at.
     skipped: u64,
+    /// Early ends that needed no compression: nothing could move before
+    /// them and their gains raised no instant to a waiting size.
+    settled: u64,
 }
 
 impl Conservative {
@@ -166,6 +177,7 @@ impl Conservative {
             ("compression_moves", counters.moved),
             ("compression_moves_together", counters.moved_together),
             ("compression_skips", counters.skipped),
+            ("compressions_settled", counters.settled),
         ]
     }
 
@@ -262,9 +274,34 @@ impl Conservative {
             self.counters.rebuilds += 1;
             compress = self.rebuild(view, queue);
         }
+        // Whether a gain of this call raised an instant to a waiting size.
+        let raised = self.floors.raised();
         let runs = self.order == QueueOrder::Fcfs && self.job_arrays;
+        // After a compression that moved nothing, no waiting job could
+        // move: placements and starts only take room. Gains that raised
+        // no instant to a waiting size gave no job of a waiting size a
+        // window it lacked, so none can move still and the walk over the
+        // queue is skipped (O(1) instead of O(runs) for such an end).
+        let mut settled = follow && self.state.settled && !raised;
         if compress {
-            self.compress(queue, runs);
+            if settled {
+                self.counters.settled += 1;
+                #[cfg(debug_assertions)]
+                for &id in queue {
+                    if let Some(at) = self.reservations[id.index()] {
+                        let (size, estimate) = (view.job(id).size, view.estimate(id));
+                        assert_eq!(
+                            self.earliest_start_before(size, estimate, at),
+                            None,
+                            "conservative: settled, but job {id:?} can move"
+                        );
+                    }
+                }
+            } else {
+                let moved = self.counters.moved;
+                self.compress(queue, runs);
+                settled = self.counters.moved == moved;
+            }
         }
         self.place(view, queue, follow, runs, &in_queue, &rank);
         // Jobs whose reservation time has come start, in queue order.
@@ -328,6 +365,8 @@ impl Conservative {
             held: waiting - self.unplaced.len(),
             queue_len: waiting,
             estimate_changes: view.estimate_changes(),
+            // With no job waiting there is nothing to move.
+            settled: settled || waiting == 0,
         };
         // A reservation is a promise to start at that time. Usually a job
         // ends then anyway, but after a compression a reservation can sit at
