@@ -377,12 +377,7 @@ fn compression_decides_a_job_array_by_its_first_job() {
     let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
     let schedule = simulate(&jobs, &mut policy).unwrap();
     assert_eq!(schedule.starts(), [0, 10, 10, 10, 10, 20, 60, 60, 60]);
-    let skips = policy
-        .counters()
-        .into_iter()
-        .find(|&(name, _)| name == "compression_skips")
-        .map(|(_, count)| count);
-    assert_eq!(skips, Some(2));
+    assert_eq!(counter(&policy, "compression_skips"), Some(2));
 }
 
 #[test]
@@ -403,17 +398,10 @@ fn compression_moves_the_jobs_of_a_run_that_follow_its_first_job_at_once() {
     let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
     let schedule = simulate(&jobs, &mut policy).unwrap();
     assert_eq!(schedule.starts(), [0, 10, 10, 10, 10, 60]);
-    let counters = policy.counters();
-    let counter = |wanted: &str| {
-        counters
-            .iter()
-            .find(|&&(name, _)| name == wanted)
-            .map(|&(_, count)| count)
-    };
     // Jobs 1 and 5 examined and moved, 2-4 moved with job 1.
-    assert_eq!(counter("compression_visits"), Some(2));
-    assert_eq!(counter("compression_moves"), Some(5));
-    assert_eq!(counter("compression_moves_together"), Some(3));
+    assert_eq!(counter(&policy, "compression_visits"), Some(2));
+    assert_eq!(counter(&policy, "compression_moves"), Some(5));
+    assert_eq!(counter(&policy, "compression_moves_together"), Some(3));
     // Examining every job gives the same schedule, with no job moved along.
     let mut each = Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays();
     assert_eq!(
@@ -429,6 +417,15 @@ fn counter(policy: &Backfill, wanted: &str) -> Option<u64> {
         .into_iter()
         .find(|&(name, _)| name == wanted)
         .map(|(_, count)| count)
+}
+
+/// Conservative backfilling in arrival order on `jobs` (16 processors):
+/// the start times, and the policy for its counters.
+fn conservative_fcfs(jobs: Vec<Job>) -> (Vec<Time>, Backfill) {
+    let jobs = JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap();
+    let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
+    let starts = simulate(&jobs, &mut policy).unwrap().starts().to_vec();
+    (starts, policy)
 }
 
 #[test]
@@ -457,10 +454,8 @@ fn an_early_end_that_raises_no_waiting_size_after_a_compression_that_moved_nothi
         Job::new(4, 20, 1, 20, 5),
         Job::new(5, 30, 1, 20, 5),
     ];
-    let jobs = JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap();
-    let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
-    let schedule = simulate(&jobs, &mut policy).unwrap();
-    assert_eq!(schedule.starts(), [0, 1000, 2, 7, 20, 30]);
+    let (starts, policy) = conservative_fcfs(jobs);
+    assert_eq!(starts, [0, 1000, 2, 7, 20, 30]);
     assert_eq!(counter(&policy, "compressions"), Some(2));
     assert_eq!(counter(&policy, "compression_moves"), Some(1));
     assert_eq!(counter(&policy, "compressions_settled"), Some(1));
@@ -484,10 +479,8 @@ fn an_early_end_that_raises_a_waiting_size_before_its_reservation_is_compressed(
         Job::new(3, 10, 1, 40, 5),
         Job::new(4, 11, 1, 10, 10),
     ];
-    let jobs = JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap();
-    let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
-    let schedule = simulate(&jobs, &mut policy).unwrap();
-    assert_eq!(schedule.starts(), [0, 1000, 2, 10, 15]);
+    let (starts, policy) = conservative_fcfs(jobs);
+    assert_eq!(starts, [0, 1000, 2, 10, 15]);
     assert_eq!(counter(&policy, "compressions"), Some(1));
     assert_eq!(counter(&policy, "compressions_settled"), Some(1));
 }
@@ -545,11 +538,7 @@ fn frequent_relayouts_change_no_schedule() {
             simulate(&jobs, &mut often).unwrap().starts(),
             plain.starts()
         );
-        relayouts += often
-            .counters()
-            .iter()
-            .find(|&&(name, _)| name == "profile_relayouts")
-            .map_or(0, |&(_, count)| count);
+        relayouts += counter(&often, "profile_relayouts").unwrap_or(0);
     }
     assert!(relayouts > 0, "no relayout on eight mixed workloads");
 }
