@@ -518,20 +518,29 @@ proptest! {
     }
 }
 
+/// Eight mixed workloads (jobs killed at their estimate), the same on
+/// every run.
+fn fixed_mixed_workloads() -> Vec<JobSet> {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    (0..8)
+        .map(|_| {
+            mixed_workload(false)
+                .new_tree(&mut runner)
+                .unwrap()
+                .current()
+        })
+        .collect()
+}
+
 /// Profiles laid out again in time order give the same schedules, and on
 /// a few fixed mixed workloads they are laid out again (so the proptest
 /// above compares something).
 #[test]
 fn frequent_relayouts_change_no_schedule() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
-    let mut runner = TestRunner::deterministic();
     let mut relayouts = 0;
-    for _ in 0..8 {
-        let jobs = mixed_workload(false)
-            .new_tree(&mut runner)
-            .unwrap()
-            .current();
+    for jobs in fixed_mixed_workloads() {
         let plain = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
         let mut often = Backfill::new(QueueOrder::Fcfs, Depth::All).with_frequent_relayouts();
         assert_eq!(
@@ -548,15 +557,8 @@ fn frequent_relayouts_change_no_schedule() {
 /// skip against a brute-force search for every waiting job) checks it.
 #[test]
 fn mixed_workloads_have_settled_early_ends() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
-    let mut runner = TestRunner::deterministic();
     let mut settled = 0;
-    for _ in 0..8 {
-        let jobs = mixed_workload(false)
-            .new_tree(&mut runner)
-            .unwrap()
-            .current();
+    for jobs in fixed_mixed_workloads() {
         let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
         simulate(&jobs, &mut policy).unwrap();
         settled += counter(&policy, "compressions_settled").unwrap_or(0);
