@@ -31,7 +31,9 @@ pub struct Case {
     /// Trace file name in SCHEDSIM_TRACES, or `cwf:JOBS` for that many jobs
     /// of the CWF generator of Kumar et al. with its defaults (P_D = 0.5,
     /// P_E = 0.2, P_R = 0.1; 320 processors in blocks of 32) at load 0.9,
-    /// seed 1, generated in the child and counted in its time.
+    /// seed 1, generated in the child and counted in its time; or
+    /// `lublin:JOBS:LOAD`, `scojo:SEED` or `stalled:JOBS` (see
+    /// `generated_lublin`, `generated_scojo` and `stalled_records`).
     pub trace: &'static str,
     /// Policy spec.
     pub policy: &'static str,
