@@ -485,6 +485,50 @@ fn an_early_end_that_raises_a_waiting_size_before_its_reservation_is_compressed(
     assert_eq!(counter(&policy, "compressions_settled"), Some(1));
 }
 
+#[test]
+fn a_settled_queue_looks_only_at_the_runs_of_the_sizes_a_gain_raised() {
+    // 16 processors. Job 0 (15 processors, estimate 1000) runs over
+    // [0, 1000) and leaves no job waiting. Jobs 1-8 (16 processors,
+    // estimate 100) arrive at 1 and are reserved at 1000, 1100, ..., 1700;
+    // job 9 (1 processor, estimate 5000) arrives at 2 and fits only from
+    // 1800 on. Nothing has moved since the queue was empty: it is settled.
+    // - Job 10 (1 processor, estimate 20) starts at 3 and ends at 8: [8, 23)
+    //   rises to 1 free, which raises size 1, before job 9's reservation.
+    //   Of the nine runs only job 9 is of that size (1 x 4 <= 9): nothing
+    //   is free just before 1800 and no window of 5000 s ends by then, so
+    //   it is passed over in O(1) and the other eight are not looked at.
+    // - Job 11 (alike) starts at 30 and ends at 35: the same, one run.
+    // - Job 12 (1 processor, estimate 40) starts at 50, planned to end at
+    //   90; job 13 (1 processor, estimate 10) arrives at 51 and is reserved
+    //   at 90. Job 12 ends at 55: [55, 90) rises to 1 free. The runs of
+    //   size 1 are jobs 9 and 13 (2 x 4 <= 10): job 9 is passed over again;
+    //   job 13 has room just before it, so the walk starts there and slides
+    //   it to 55.
+    let mut jobs = vec![Job::new(0, 0, 15, 1000, 1000)];
+    for number in 1..=8 {
+        jobs.push(Job::new(number, 1, 16, 100, 100));
+    }
+    jobs.extend([
+        Job::new(9, 2, 1, 5000, 5000),
+        Job::new(10, 3, 1, 20, 5),
+        Job::new(11, 30, 1, 20, 5),
+        Job::new(12, 50, 1, 40, 5),
+        Job::new(13, 51, 1, 10, 10),
+    ]);
+    let (starts, policy) = conservative_fcfs(jobs);
+    assert_eq!(
+        starts,
+        [
+            0, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 3, 30, 50, 55
+        ]
+    );
+    assert_eq!(counter(&policy, "compressions"), Some(3));
+    // Job 9 three times; a walk over the queue would pass over 9 + 9 + 9.
+    assert_eq!(counter(&policy, "compression_clean_skips"), Some(3));
+    assert_eq!(counter(&policy, "compression_visits"), Some(1));
+    assert_eq!(counter(&policy, "compression_moves"), Some(1));
+}
+
 proptest! {
     // Each case simulates a few hundred jobs with brute-force checks in
     // debug builds: fewer cases.

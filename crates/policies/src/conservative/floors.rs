@@ -32,10 +32,10 @@ pub(crate) struct ShapeFloors {
     words: Vec<u64>,
     /// The longest estimate of any shape so far (at least 1).
     longest: Time,
-    /// Some gain since the call began raised an instant to a waiting
-    /// size (from fewer free processors than it to at least it) before
-    /// the reservation of a job of that size.
-    raised: bool,
+    /// The waiting sizes to which a gain of this call raised an instant
+    /// (from fewer free processors than the size to at least it) before
+    /// the reservation of a job of that size, each once.
+    raised: Vec<u32>,
 }
 
 /// The waiting shapes of one size and what is known of their windows.
@@ -53,6 +53,10 @@ struct SizeState {
     /// No job of the size is reserved later than this (the latest anchor
     /// given since the last clear: moves only go earlier).
     latest: Time,
+    /// Waiting jobs of the size with a reservation.
+    jobs: u32,
+    /// The call in which a gain last raised the size ([`ShapeFloors::raised`]).
+    raised_in: u64,
     /// The run of room last measured around a gain in this call
     /// (`[begin, end)`), with the call: gains since have shrunk it, or
     /// extended it through a gain measured again.
@@ -72,6 +76,8 @@ impl Default for SizeState {
             windows: Vec::new(),
             top: Time::MIN,
             latest: Time::MIN,
+            jobs: 0,
+            raised_in: 0,
             room: (0, 0, 0),
             unmeasured: Time::MAX,
         }
@@ -178,6 +184,7 @@ impl ShapeFloors {
             self.words.resize(index / 64 + 1, 0);
         }
         let state = &mut self.by_size[index];
+        state.jobs += 1;
         if state.shapes.is_empty() {
             // What was known of this size while none waited is stale.
             state.latest = at;
@@ -209,10 +216,12 @@ impl ShapeFloors {
         let entry = &mut self.shapes[shape as usize];
         debug_assert!(entry.waiting > 0, "conservative: shape {shape} not waiting");
         entry.waiting = entry.waiting.saturating_sub(1);
+        let index = entry.size as usize;
+        let jobs = &mut self.by_size[index].jobs;
+        *jobs = jobs.saturating_sub(1);
         if entry.waiting > 0 {
             return;
         }
-        let index = entry.size as usize;
         let at = entry.slot as usize;
         let state = &mut self.by_size[index];
         state.shapes.remove(at);
@@ -228,16 +237,23 @@ impl ShapeFloors {
     /// A new call: rooms measured before may have shrunk or grown.
     pub(crate) fn next_call(&mut self) {
         self.call += 1;
-        self.raised = false;
+        self.raised.clear();
     }
 
-    /// Whether a gain of this call raised an instant to a waiting size
-    /// before the reservation of some job of that size. If none did, each
-    /// waiting job has the same instants with room for it before its
-    /// reservation as before the gains (whether it can move depends on
-    /// those alone), and so the same windows.
-    pub(crate) fn raised(&self) -> bool {
-        self.raised
+    /// The sizes to which a gain of this call raised an instant before
+    /// the reservation of some job of that size. A waiting job of any other
+    /// size has the same instants with room for it before its reservation
+    /// as before the gains (whether it can move depends on those alone),
+    /// and so the same windows.
+    pub(crate) fn raised(&self) -> &[u32] {
+        &self.raised
+    }
+
+    /// The waiting jobs of `size` processors that hold a reservation.
+    pub(crate) fn jobs_of(&self, size: u32) -> u32 {
+        self.by_size
+            .get(size as usize)
+            .map_or(0, |state| state.jobs)
     }
 
     /// Forgets every waiting job, and so every floor (the profile is
@@ -250,6 +266,7 @@ impl ShapeFloors {
                 for shape in self.by_size[size].shapes.drain(..) {
                     self.shapes[shape as usize].waiting = 0;
                 }
+                self.by_size[size].jobs = 0;
                 self.by_size[size].windows.clear();
             }
         }
@@ -312,7 +329,10 @@ impl ShapeFloors {
             return;
         }
         // A job reserved later has instants of the gain before its start.
-        self.raised = true;
+        if state.raised_in != self.call {
+            state.raised_in = self.call;
+            self.raised.push(size);
+        }
         // A new window reaches into the gain: no further than the longest
         // estimate around it.
         let Some(&(longest, _)) = state.windows.last() else {

@@ -12,11 +12,14 @@
 //! O(runs + steps walked) per early end, not O((1 + moved) log n): see
 //! docs/RESULTS.md for the counters on RICC and for an index of the runs
 //! able to move that was measured and cost more than the walk it saved.
-//! One case has no walk: after a compression that moved nothing (or a call
-//! that left no job waiting) no waiting job can move, and an early end
-//! whose gains raise no instant, before a reservation of some waiting
-//! size, from fewer free processors than that size to at least it, opens
-//! no window for any; it costs its gain alone (`compressions_settled`).
+//! A settled queue is walked less: after a compression that moved nothing
+//! (or a call that left no job waiting) no waiting job can move, and an
+//! early end can open a window only for the sizes its gains raise (some
+//! instant, before a reservation of the size, from fewer free processors
+//! than the size to at least it). If they raise none, it costs its gain
+//! alone (`compressions_settled`); if their jobs are at most a quarter of
+//! the queue, only their runs are looked at until one cannot be passed over
+//! in O(1), where the walk starts.
 
 mod floors;
 mod timeline;
@@ -58,6 +61,13 @@ pub(crate) struct Conservative {
     wake_requested: Time,
     /// Waiting jobs that no anchor fitted.
     unplaced: Vec<JobId>,
+    /// The jobs placed with a reservation, by size (those since started
+    /// are dropped now and then): what a settled queue's compression
+    /// looks at.
+    placed_by_size: PlacedBySize,
+    /// Buffer for the runs (queue position, first job) a settled
+    /// compression looks at.
+    candidates: Vec<(usize, JobId)>,
     /// Buffers for the jobs placed and started in a call.
     placing: Vec<JobId>,
     starting: Vec<JobId>,
@@ -142,6 +152,8 @@ impl Conservative {
             counters: Counters::default(),
             wake_requested: Time::MIN,
             unplaced: Vec::new(),
+            placed_by_size: PlacedBySize::default(),
+            candidates: Vec::new(),
             placing: Vec::new(),
             starting: Vec::new(),
             idle_running: Vec::new(),
@@ -275,32 +287,38 @@ impl Conservative {
             compress = self.rebuild(view, queue);
         }
         // Whether a gain of this call raised an instant to a waiting size.
-        let raised = self.floors.raised();
+        let raised = !self.floors.raised().is_empty();
         let runs = self.order == QueueOrder::Fcfs && self.job_arrays;
         // After a compression that moved nothing, no waiting job could
         // move: placements and starts only take room. Gains that raised
         // no instant to a waiting size gave no job of a waiting size a
         // window it lacked, so none can move still and the walk over the
         // queue is skipped (O(1) instead of O(runs) for such an end).
-        let mut settled = follow && self.state.settled && !raised;
+        let was_settled = follow && self.state.settled;
+        let mut settled = was_settled && !raised;
         if compress {
-            if settled {
+            // Settled before the gains: until a job moves, only jobs of a
+            // size they raised can. When those are few next to the queue,
+            // the walk starts at the first of their runs not passed over
+            // in O(1), if any.
+            let from = if settled {
                 self.counters.settled += 1;
-                #[cfg(debug_assertions)]
-                for &id in queue {
-                    if let Some(at) = self.reservations[id.index()] {
-                        let (size, estimate) = (view.job(id).size, view.estimate(id));
-                        assert_eq!(
-                            self.earliest_start_before(size, estimate, at),
-                            None,
-                            "conservative: settled, but job {id:?} can move"
-                        );
-                    }
-                }
+                None
+            } else if was_settled && ranked && self.settled_candidates(queue, &rank) {
+                self.first_candidate_to_examine()
             } else {
+                Some(0)
+            };
+            #[cfg(debug_assertions)]
+            self.assert_none_can_move(view, &queue[..from.unwrap_or(queue.len())]);
+            if let Some(from) = from {
                 let moved = self.counters.moved;
-                self.compress(queue, runs);
+                self.compress(queue, runs, from);
                 settled = self.counters.moved == moved;
+            } else if !settled {
+                // Every run of a raised size was passed over.
+                self.counters.compressions += 1;
+                settled = true;
             }
         }
         self.place(view, queue, follow, runs, &in_queue, &rank);
@@ -435,6 +453,8 @@ impl Conservative {
             self.by_time.note(id, anchor, ranked);
             let shape = self.floors.shape(size, estimate);
             self.floors.add(shape, anchor);
+            self.placed_by_size
+                .push(id, size, self.floors.jobs_of(size), &self.reservations);
             // Its earliest whole window: none before it.
             self.floors.searched(shape, anchor);
             // The first job of a run is pinned; one that joins a run adds
@@ -452,14 +472,73 @@ impl Conservative {
         self.placing = placing;
     }
 
-    /// One compression: the runs of waiting jobs in queue order, each
-    /// moved to its earliest anchor (see [`crate::Backfill`]).
-    fn compress(&mut self, queue: &[JobId], runs: bool) {
+    /// The runs of the sizes this call's gains raised, in queue order, into
+    /// `self.candidates`; false (look at every run) when their jobs are
+    /// more than a quarter of the queue.
+    fn settled_candidates(
+        &mut self,
+        queue: &[JobId],
+        rank: &dyn Fn(JobId) -> (i128, JobId),
+    ) -> bool {
+        let raised = self.floors.raised();
+        let jobs: usize = raised
+            .iter()
+            .map(|&size| self.floors.jobs_of(size) as usize)
+            .sum();
+        if jobs.saturating_mul(4) > queue.len() {
+            return false;
+        }
+        self.candidates.clear();
+        for &size in raised {
+            for &id in self.placed_by_size.of(size) {
+                // Only a run's first job holds steps; the rest are decided
+                // with it (same size: it is here too).
+                if self.reservations[id.index()].is_none() || self.runs[id.index()].steps.is_none()
+                {
+                    continue;
+                }
+                if let Ok(position) = queue.binary_search_by_key(&rank(id), |&other| rank(other)) {
+                    self.candidates.push((position, id));
+                }
+            }
+        }
+        self.candidates.sort_unstable();
+        self.candidates.dedup();
+        true
+    }
+
+    /// Of `self.candidates`, the first run that cannot be passed over in
+    /// O(1) (as compression would), counting those passed over.
+    fn first_candidate_to_examine(&mut self) -> Option<usize> {
+        for &(position, id) in &self.candidates {
+            let run = self.runs[id.index()];
+            let Some((start, _)) = run.steps else {
+                continue;
+            };
+            let (size, estimate) = self.floors.size_and_duration(run.shape);
+            let at = self.timeline.time(start);
+            let room = self
+                .timeline
+                .prev(start)
+                .map_or(0, |before| self.timeline.free(before));
+            let window_before = at.saturating_sub(estimate.max(1)) >= self.floors.floor(run.shape);
+            if room >= size || window_before {
+                return Some(position);
+            }
+            self.counters.clean += 1;
+        }
+        None
+    }
+
+    /// One compression from queue position `from` on (the runs before it
+    /// cannot move): the runs of waiting jobs in queue order, each moved to
+    /// its earliest anchor (see [`crate::Backfill`]).
+    fn compress(&mut self, queue: &[JobId], runs: bool, from: usize) {
         let ranked = self.order != QueueOrder::Multifactor;
         self.counters.compressions += 1;
         self.relayout_if_scattered(queue);
         self.timeline.tighten();
-        let mut position = 0;
+        let mut position = from;
         // The run just decided: its first job and the reservation time,
         // size and estimate its jobs share now.
         let mut previous: Option<(JobId, Time, u32)> = None;
@@ -679,6 +758,7 @@ impl Conservative {
             view.running().map(|job| (job.expected_end, job.size)),
         );
         self.floors.clear();
+        self.placed_by_size.clear();
         self.last_run = None;
         let mut compress = view
             .ended()
@@ -696,6 +776,8 @@ impl Conservative {
                 let steps = self.timeline.reserve(holding, at, estimate, size, true);
                 let shape = self.floors.shape(size, estimate);
                 self.floors.add(shape, at);
+                self.placed_by_size
+                    .push(id, size, self.floors.jobs_of(size), &self.reservations);
                 self.runs[id.index()].steps = Some(steps);
                 self.runs[id.index()].shape = shape;
             } else {
@@ -729,6 +811,21 @@ impl Conservative {
             }
         }
         (timeline, compress)
+    }
+
+    /// Debug builds: no job of `jobs` can move to an earlier anchor.
+    #[cfg(debug_assertions)]
+    fn assert_none_can_move(&self, view: &View<'_>, jobs: &[JobId]) {
+        for &id in jobs {
+            if let Some(at) = self.reservations[id.index()] {
+                let (size, estimate) = (view.job(id).size, view.estimate(id));
+                assert_eq!(
+                    self.earliest_start_before(size, estimate, at),
+                    None,
+                    "conservative: job {id:?} was passed over in a settled queue but can move"
+                );
+            }
+        }
     }
 
     /// The earliest anchor before `at` of a job of `size` for `estimate`
@@ -831,6 +928,47 @@ fn run_rest(rest: &[JobId], run_end: JobId) -> usize {
 fn ended_early(view: &View<'_>, id: JobId) -> Option<Time> {
     let planned_end = view.started_at(id)? + view.estimate(id);
     (view.now() < planned_end).then_some(planned_end)
+}
+
+/// The jobs placed with a reservation, by size, in the order placed.
+/// Entries of jobs since started stay until a size's list holds twice its
+/// waiting jobs (then they are dropped: amortized O(1) a placement).
+#[derive(Debug, Clone, Default)]
+struct PlacedBySize {
+    lists: Vec<Vec<JobId>>,
+    /// The sizes whose lists are not empty, for [`Self::clear`].
+    listed: Vec<u32>,
+}
+
+impl PlacedBySize {
+    /// `id`, of `size` processors, was placed; `waiting` jobs of the size
+    /// hold a reservation now, itself included.
+    fn push(&mut self, id: JobId, size: u32, waiting: u32, reservations: &[Option<Time>]) {
+        let index = size as usize;
+        if self.lists.len() <= index {
+            self.lists.resize_with(index + 1, Vec::new);
+        }
+        let list = &mut self.lists[index];
+        if list.is_empty() {
+            self.listed.push(size);
+        }
+        list.push(id);
+        if list.len() >= 2 * waiting as usize + 8 {
+            list.retain(|other| reservations[other.index()].is_some());
+        }
+    }
+
+    /// The jobs of `size` placed since the last clear (some since started).
+    fn of(&self, size: u32) -> &[JobId] {
+        self.lists.get(size as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Forgets every job (the profile is rebuilt).
+    fn clear(&mut self) {
+        for size in self.listed.drain(..) {
+            self.lists[size as usize].clear();
+        }
+    }
 }
 
 /// The reservations of waiting jobs by time, for the jobs due now and the
