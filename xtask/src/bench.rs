@@ -32,7 +32,7 @@ pub struct Case {
     /// of the CWF generator of Kumar et al. with its defaults (P_D = 0.5,
     /// P_E = 0.2, P_R = 0.1; 320 processors in blocks of 32) at load 0.9,
     /// seed 1, generated in the child and counted in its time; or
-    /// `lublin:JOBS:LOAD`, `scojo:SEED` or `stalled:JOBS` (see
+    /// `lublin:JOBS:LOAD`, `scojo:SEED` or `stalled:JOBS[:blocked]` (see
     /// `generated_lublin`, `generated_scojo` and `stalled_records`).
     pub trace: &'static str,
     /// Policy spec.
@@ -191,6 +191,16 @@ pub const CASES: &[Case] = &[
         rss_mb: None,
         deadlines: None,
     },
+    // The same with a waiting job of the size each early end raises, which
+    // cannot move: only that job's run is looked at.
+    Case {
+        issue: 17,
+        trace: "stalled:100000:blocked",
+        policy: "conservative",
+        seconds: 1.0,
+        rss_mb: None,
+        deadlines: None,
+    },
     Case {
         issue: 17,
         trace: "RICC-2010-2.swf.gz",
@@ -305,17 +315,24 @@ fn generated_scojo(trace: &str) -> Option<u64> {
     trace.strip_prefix("scojo:")?.parse().ok()
 }
 
-/// Jobs of each kind in a `stalled:JOBS` case.
-fn generated_stalled(trace: &str) -> Option<usize> {
-    trace.strip_prefix("stalled:")?.parse().ok()
+/// Jobs of each kind in a `stalled:JOBS[:blocked]` case, and whether it
+/// is blocked.
+fn generated_stalled(trace: &str) -> Option<(usize, bool)> {
+    let rest = trace.strip_prefix("stalled:")?;
+    match rest.strip_suffix(":blocked") {
+        Some(jobs) => Some((jobs.parse().ok()?, true)),
+        None => Some((rest.parse().ok()?, false)),
+    }
 }
 
 /// A `stalled:JOBS` workload on 128 processors: a job on 127 of them for
 /// 10^7 s, JOBS jobs of all 128 (estimate and runtime 100 s) queued behind
 /// it at 1 s, and one 1-processor job every 20 s from 10 s (estimate 15 s,
 /// runtime 5 s). Each small job starts on the free processor and ends
-/// early; its gain can move none of the queue.
-fn stalled_records(jobs: usize) -> Vec<Record> {
+/// early; its gain can move none of the queue. `blocked` adds at 2 s a
+/// 1-processor job for 2 x 10^7 s, which waits behind the queue: every
+/// gain raises its size before its reservation, and it cannot move.
+fn stalled_records(jobs: usize, blocked: bool) -> Vec<Record> {
     let job = |number: usize, submit: u64, size: u64, estimate: u64, runtime: u64| {
         let mut record = Record::unknown(number as u64);
         record.submit_time = Some(submit);
@@ -328,6 +345,9 @@ fn stalled_records(jobs: usize) -> Vec<Record> {
     let mut records = vec![job(1, 0, 127, 10_000_000, 10_000_000)];
     records.extend((0..jobs).map(|index| job(index + 2, 1, 128, 100, 100)));
     records.extend((0..jobs).map(|index| job(jobs + index + 2, 10 + 20 * index as u64, 1, 15, 5)));
+    if blocked {
+        records.push(job(2 * jobs + 2, 2, 1, 20_000_000, 20_000_000));
+    }
     records.sort_by_key(|record| (record.submit_time, record.job_number));
     records
 }
@@ -489,7 +509,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
         let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
             .map_err(|e| e.to_string())?;
         (args, loaded)
-    } else if let Some(jobs) = generated_stalled(case.trace) {
+    } else if let Some((jobs, blocked)) = generated_stalled(case.trace) {
         let mut header = Header::new();
         for key in ["MaxNodes", "MaxProcs"] {
             header.set(key, 128u64).map_err(|e| e.to_string())?;
@@ -499,7 +519,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
             path: PathBuf::from(case.trace),
             sha256: String::new(),
         };
-        let workload = Workload::new(header, stalled_records(jobs));
+        let workload = Workload::new(header, stalled_records(jobs, blocked));
         let loaded = prepare_workload(&args, source, workload, None).map_err(|e| e.to_string())?;
         (args, loaded)
     } else if let Some((jobs, load)) = generated_lublin(case.trace) {
