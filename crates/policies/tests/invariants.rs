@@ -110,6 +110,33 @@ fn mixed_workload(extend: bool) -> impl Strategy<Value = JobSet> {
         })
 }
 
+/// A queue of large jobs behind a long one, and small jobs that mostly
+/// end early: settled queues whose early ends raise only small sizes.
+fn settling_workload() -> impl Strategy<Value = JobSet> {
+    let large = (1..6i64, 9..=PROCS, 50..200i64, 0..=100i64);
+    let small = (0..1500i64, 1..=3u32, 10..300i64, 0..=100i64);
+    (
+        12..=15u32,
+        prop::collection::vec(large, 4..20),
+        prop::collection::vec(small, 5..30),
+    )
+        .prop_map(|(background, large, small)| {
+            let mut specs = vec![(0, background, 2000, 2000)];
+            for (submit, size, estimate, percent) in large.into_iter().chain(small) {
+                specs.push((submit, size, estimate, estimate * percent / 100));
+            }
+            specs.sort_by_key(|spec| spec.0);
+            let jobs = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (submit, size, estimate, runtime))| {
+                    Job::new(i as u64, submit, size, estimate, runtime)
+                })
+                .collect();
+            JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()
+        })
+}
+
 fn all_policies() -> Vec<Box<dyn Policy>> {
     let mut policies: Vec<Box<dyn Policy>> = Vec::new();
     for order in QueueOrder::ALL {
@@ -539,10 +566,11 @@ proptest! {
     })]
 
     /// Conservative backfilling on larger mixed workloads, jobs killed at
-    /// their estimate or running past it: debug builds check every
-    /// reservation compression skips or moves against a brute-force
-    /// search of its earliest anchor (the shortcuts: room just before a
-    /// reservation, the shape floors, job arrays), and every followed
+    /// their estimate or running past it, and on queues that settle: debug
+    /// builds check every reservation compression skips or moves against a
+    /// brute-force search of its earliest anchor (the shortcuts: room just
+    /// before a reservation, the shape floors, job arrays, settled queues
+    /// and their raised sizes), and every followed
     /// profile against a rebuilt one; the simulator accepts every start
     /// (capacity, submit times), and job arrays, and profiles laid out
     /// again often, give the schedule of examining every job.
@@ -550,8 +578,9 @@ proptest! {
     fn conservative_shortcuts_hold_on_mixed_workloads(
         killed in mixed_workload(false),
         extended in mixed_workload(true),
+        settling in settling_workload(),
     ) {
-        for jobs in [killed, extended] {
+        for jobs in [killed, extended, settling] {
             simulate(&jobs, &mut Backfill::new(QueueOrder::ShortestFirst, Depth::All)).unwrap();
             let arrays = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
             let each = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays()).unwrap();
@@ -594,6 +623,26 @@ fn frequent_relayouts_change_no_schedule() {
         relayouts += counter(&often, "profile_relayouts").unwrap_or(0);
     }
     assert!(relayouts > 0, "no relayout on eight mixed workloads");
+}
+
+/// Settling workloads look at the raised sizes' runs alone, so the
+/// proptest above checks that path too.
+#[test]
+fn settling_workloads_look_at_the_raised_sizes_alone() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut raised_only = 0;
+    for _ in 0..8 {
+        let jobs = settling_workload().new_tree(&mut runner).unwrap().current();
+        let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
+        simulate(&jobs, &mut policy).unwrap();
+        raised_only += counter(&policy, "compressions_raised_sizes_only").unwrap_or(0);
+    }
+    assert!(
+        raised_only > 0,
+        "no settled queue looked at its raised sizes alone"
+    );
 }
 
 /// On a few fixed mixed workloads some early ends skip compression as

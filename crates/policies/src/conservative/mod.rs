@@ -19,7 +19,7 @@
 //! than the size to at least it). If they raise none, it costs its gain
 //! alone (`compressions_settled`); if their jobs are at most a quarter of
 //! the queue, only their runs are looked at until one cannot be passed over
-//! in O(1), where the walk starts.
+//! in O(1), where the walk starts (`compressions_raised_sizes_only`).
 
 mod floors;
 mod timeline;
@@ -135,6 +135,9 @@ struct Counters {
     /// Early ends that needed no compression: nothing could move before
     /// them and their gains raised no instant to a waiting size.
     settled: u64,
+    /// Compressions of a settled queue that looked first at the runs of
+    /// the sizes raised alone.
+    raised_only: u64,
 }
 
 impl Conservative {
@@ -190,6 +193,7 @@ impl Conservative {
             ("compression_moves_together", counters.moved_together),
             ("compression_skips", counters.skipped),
             ("compressions_settled", counters.settled),
+            ("compressions_raised_sizes_only", counters.raised_only),
         ]
     }
 
@@ -305,6 +309,7 @@ impl Conservative {
                 self.counters.settled += 1;
                 None
             } else if was_settled && ranked && self.settled_candidates(queue, &rank) {
+                self.counters.raised_only += 1;
                 self.first_candidate_to_examine()
             } else {
                 Some(0)
