@@ -520,19 +520,31 @@ impl Conservative {
             let Some((start, _)) = run.steps else {
                 continue;
             };
-            let (size, estimate) = self.floors.size_and_duration(run.shape);
-            let at = self.timeline.time(start);
-            let room = self
-                .timeline
-                .prev(start)
-                .map_or(0, |before| self.timeline.free(before));
-            let window_before = at.saturating_sub(estimate.max(1)) >= self.floors.floor(run.shape);
-            if room >= size || window_before {
+            if !self.look_at(run.shape, start).stays() {
                 return Some(position);
             }
             self.counters.clean += 1;
         }
         None
+    }
+
+    /// What compression reads of the run of `shape` reserved from step
+    /// `start` to tell in O(1) whether it can move.
+    #[inline(always)]
+    fn look_at(&self, shape: u32, start: Step) -> RunLook {
+        let (size, estimate) = self.floors.size_and_duration(shape);
+        // What is free just before the reservation (none at the start).
+        let room = self
+            .timeline
+            .prev(start)
+            .map_or(0, |before| self.timeline.free(before));
+        RunLook {
+            at: self.timeline.time(start),
+            size,
+            estimate,
+            slides: room >= size,
+            floor: self.floors.floor(shape),
+        }
     }
 
     /// One compression from queue position `from` on (the runs before it
@@ -559,21 +571,16 @@ impl Conservative {
                 previous = None;
                 continue;
             };
-            let at = self.timeline.time(start);
+            let look = self.look_at(run.shape, start);
+            let RunLook {
+                at,
+                size,
+                estimate,
+                slides,
+                floor,
+            } = look;
             debug_assert_eq!(self.reservations[id.index()], Some(at));
-            let (size, estimate) = self.floors.size_and_duration(run.shape);
-            let duration = estimate.max(1);
-            // What is free just before the reservation (none at the start).
-            let room = self
-                .timeline
-                .prev(start)
-                .map_or(0, |before| self.timeline.free(before));
-            let slides = room >= size;
-            // No whole window of this shape starts before the floor, so
-            // none ends by `limit` when this is false.
-            let floor = self.floors.floor(run.shape);
-            let window_before = |limit: Time| limit.saturating_sub(duration) >= floor;
-            let anchor = if !slides && !window_before(at) {
+            let anchor = if look.stays() {
                 self.counters.clean += 1;
                 debug_assert_eq!(
                     self.earliest_start_before(size, estimate, at),
@@ -595,7 +602,7 @@ impl Conservative {
                     (None, at, self.timeline.prev(start))
                 };
                 let window = match below {
-                    Some(below) if window_before(limit) => {
+                    Some(below) if look.window_before(limit) => {
                         self.counters.searched += 1;
                         let window = self
                             .timeline
@@ -933,6 +940,33 @@ fn run_rest(rest: &[JobId], run_end: JobId) -> usize {
 fn ended_early(view: &View<'_>, id: JobId) -> Option<Time> {
     let planned_end = view.started_at(id)? + view.estimate(id);
     (view.now() < planned_end).then_some(planned_end)
+}
+
+/// A run waiting for compression, as [`Conservative::look_at`] reads it.
+#[derive(Debug, Clone, Copy)]
+struct RunLook {
+    /// Its reservation.
+    at: Time,
+    size: u32,
+    estimate: Time,
+    /// Its size is free just before its reservation: it slides back.
+    slides: bool,
+    /// Its shape's floor: no whole window starts before.
+    floor: Time,
+}
+
+impl RunLook {
+    /// Whether a whole window of its shape could end by `limit` (none
+    /// starts before the floor).
+    fn window_before(&self, limit: Time) -> bool {
+        limit.saturating_sub(self.estimate.max(1)) >= self.floor
+    }
+
+    /// It cannot move: no room just before it, and reserved too early for
+    /// a whole window from its shape's floor on.
+    fn stays(&self) -> bool {
+        !self.slides && !self.window_before(self.at)
+    }
 }
 
 /// The jobs placed with a reservation, by size, in the order placed.
