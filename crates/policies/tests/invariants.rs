@@ -55,16 +55,21 @@ fn job_arrays() -> impl Strategy<Value = JobSet> {
                 specs.push((submit, size, estimate, estimate * percent / 100));
             }
         }
-        specs.sort_by_key(|spec| spec.0);
-        let jobs = specs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (submit, size, estimate, runtime))| {
-                Job::new(i as u64, submit, size, estimate, runtime)
-            })
-            .collect();
-        JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()
+        job_set(specs, &JobModel::new(PROCS))
     })
+}
+
+/// Jobs from (submit, size, estimate, runtime), numbered in submit order.
+fn job_set(mut specs: Vec<(i64, u32, i64, i64)>, model: &JobModel) -> JobSet {
+    specs.sort_by_key(|spec| spec.0);
+    let jobs = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (submit, size, estimate, runtime))| {
+            Job::new(i as u64, submit, size, estimate, runtime)
+        })
+        .collect();
+    JobSet::from_jobs(jobs, model).unwrap()
 }
 
 /// Larger workloads on the 16-processor machine: job arrays of a few
@@ -94,19 +99,11 @@ fn mixed_workload(extend: bool) -> impl Strategy<Value = JobSet> {
             for (submit, size, estimate, percent) in singles {
                 specs.push((submit, size, estimate, estimate * percent / 100));
             }
-            specs.sort_by_key(|spec| spec.0);
-            let jobs = specs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (submit, size, estimate, runtime))| {
-                    Job::new(i as u64, submit, size, estimate, runtime)
-                })
-                .collect();
             let mut model = JobModel::new(PROCS);
             if extend {
                 model.overrun = OverrunRule::Extend;
             }
-            JobSet::from_jobs(jobs, &model).unwrap()
+            job_set(specs, &model)
         })
 }
 
@@ -125,15 +122,7 @@ fn settling_workload() -> impl Strategy<Value = JobSet> {
             for (submit, size, estimate, percent) in large.into_iter().chain(small) {
                 specs.push((submit, size, estimate, estimate * percent / 100));
             }
-            specs.sort_by_key(|spec| spec.0);
-            let jobs = specs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (submit, size, estimate, runtime))| {
-                    Job::new(i as u64, submit, size, estimate, runtime)
-                })
-                .collect();
-            JobSet::from_jobs(jobs, &JobModel::new(PROCS)).unwrap()
+            job_set(specs, &JobModel::new(PROCS))
         })
 }
 
@@ -591,19 +580,13 @@ proptest! {
     }
 }
 
-/// Eight mixed workloads (jobs killed at their estimate), the same on
-/// every run.
-fn fixed_mixed_workloads() -> Vec<JobSet> {
+/// Eight workloads of `strategy`, the same on every run.
+fn fixed_workloads(strategy: impl Strategy<Value = JobSet>) -> Vec<JobSet> {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     (0..8)
-        .map(|_| {
-            mixed_workload(false)
-                .new_tree(&mut runner)
-                .unwrap()
-                .current()
-        })
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
         .collect()
 }
 
@@ -613,7 +596,7 @@ fn fixed_mixed_workloads() -> Vec<JobSet> {
 #[test]
 fn frequent_relayouts_change_no_schedule() {
     let mut relayouts = 0;
-    for jobs in fixed_mixed_workloads() {
+    for jobs in fixed_workloads(mixed_workload(false)) {
         let plain = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
         let mut often = Backfill::new(QueueOrder::Fcfs, Depth::All).with_frequent_relayouts();
         assert_eq!(
@@ -629,12 +612,8 @@ fn frequent_relayouts_change_no_schedule() {
 /// proptest above checks that path too.
 #[test]
 fn settling_workloads_look_at_the_raised_sizes_alone() {
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
-    let mut runner = TestRunner::deterministic();
     let mut raised_only = 0;
-    for _ in 0..8 {
-        let jobs = settling_workload().new_tree(&mut runner).unwrap().current();
+    for jobs in fixed_workloads(settling_workload()) {
         let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
         simulate(&jobs, &mut policy).unwrap();
         raised_only += counter(&policy, "compressions_raised_sizes_only").unwrap_or(0);
@@ -651,7 +630,7 @@ fn settling_workloads_look_at_the_raised_sizes_alone() {
 #[test]
 fn mixed_workloads_have_settled_early_ends() {
     let mut settled = 0;
-    for jobs in fixed_mixed_workloads() {
+    for jobs in fixed_workloads(mixed_workload(false)) {
         let mut policy = Backfill::new(QueueOrder::Fcfs, Depth::All);
         simulate(&jobs, &mut policy).unwrap();
         settled += counter(&policy, "compressions_settled").unwrap_or(0);
