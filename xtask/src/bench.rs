@@ -182,7 +182,7 @@ pub const CASES: &[Case] = &[
         deadlines: None,
     },
     // Early ends that move nothing while 100,000 jobs wait: no walk over
-    // the queue for each (the quadratic 447324e took 2.4 s at 20,000).
+    // the queue for each (walking it, eb8688c's `simulate` took 64.6 s).
     Case {
         issue: 17,
         trace: "stalled:100000",
@@ -352,6 +352,17 @@ fn stalled_records(jobs: usize, blocked: bool) -> Vec<Record> {
     records
 }
 
+/// A header for a generated workload on `procs` processors (as nodes).
+fn machine_header(procs: u32) -> Result<Header, String> {
+    let mut header = Header::new();
+    for key in ["MaxNodes", "MaxProcs"] {
+        header
+            .set(key, u64::from(procs))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(header)
+}
+
 /// What one child run measured.
 #[derive(Debug, Clone)]
 struct Measurement {
@@ -492,10 +503,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
         let records = LublinGenerator::new(params.clone(), seed)
             .map_err(|e| e.to_string())?
             .generate(jobs);
-        let mut header = Header::new();
-        for key in ["MaxNodes", "MaxProcs"] {
-            header.set(key, 128u64).map_err(|e| e.to_string())?;
-        }
+        let header = machine_header(128)?;
         let mut args = SimulateArgs::new();
         args.suspend_overhead = 60;
         args.resume_overhead = 60;
@@ -510,10 +518,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         (args, loaded)
     } else if let Some((jobs, blocked)) = generated_stalled(case.trace) {
-        let mut header = Header::new();
-        for key in ["MaxNodes", "MaxProcs"] {
-            header.set(key, 128u64).map_err(|e| e.to_string())?;
-        }
+        let header = machine_header(128)?;
         let args = SimulateArgs::new();
         let source = WorkloadSource::File {
             path: PathBuf::from(case.trace),
@@ -532,10 +537,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .records(jobs)
             .collect();
-        let mut header = Header::new();
-        for key in ["MaxNodes", "MaxProcs"] {
-            header.set(key, 128u64).map_err(|e| e.to_string())?;
-        }
+        let header = machine_header(128)?;
         let args = SimulateArgs::new();
         let source = WorkloadSource::Builtin {
             model: "lublin-feitelson".to_owned(),
@@ -554,12 +556,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
                 let records = CwfGenerator::new(params.clone(), 1)
                     .map_err(|e| e.to_string())?
                     .generate(jobs);
-                let mut header = Header::new();
-                for key in ["MaxNodes", "MaxProcs"] {
-                    header
-                        .set(key, u64::from(params.machine_size))
-                        .map_err(|e| e.to_string())?;
-                }
+                let header = machine_header(params.machine_size)?;
                 let args = SimulateArgs {
                     granularity: params.block_size,
                     ..SimulateArgs::new()
