@@ -77,6 +77,7 @@ mod compare;
 mod dedicated;
 mod groups;
 mod objective;
+mod radix;
 mod summary;
 
 pub use compare::{CompareConfig, Comparison, Differential, compare};

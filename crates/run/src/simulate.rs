@@ -1151,6 +1151,10 @@ pub fn run_policy_with(
     )
 }
 
+/// From this many jobs, a run's group report is computed on a second thread
+/// beside its metrics (below, a thread costs more than it saves).
+const SIDE_BY_SIDE_FROM: usize = 20_000;
+
 /// The policy of a run: owned ones are dropped, with their per-job
 /// state, before the metrics are computed.
 enum PolicyHandle<'p> {
@@ -1237,7 +1241,21 @@ fn run_policy_clocked(
     // millions of jobs). The split report, for workloads with dedicated
     // jobs, takes the copy.
     let ran = RanJobs::new(jobs, &schedule);
-    let metrics = summarize_table(&ran, config)?;
+    // The group report needs little memory and nothing of the metrics: on
+    // a long run, it is computed on a second thread beside them.
+    let (metrics, groups) = if jobs.len() >= SIDE_BY_SIDE_FROM {
+        std::thread::scope(|scope| {
+            let groups = scope.spawn(|| group_report(jobs, &ran));
+            let metrics = summarize_table(&ran, config);
+            let groups = groups
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (metrics, groups)
+        })
+    } else {
+        (summarize_table(&ran, config), group_report(jobs, &ran))
+    };
+    let metrics = metrics?;
     let split = if jobs.normalization().dedicated > 0 {
         let completed = completed_jobs(jobs, &schedule);
         let requested: Vec<Option<i64>> = jobs
@@ -1252,7 +1270,7 @@ fn run_policy_clocked(
         None
     };
     let warnings = run_warnings(jobs, &schedule, &metrics);
-    let groups = group_report(jobs, &ran)?;
+    let groups = groups?;
     let deadlines = deadline_report(jobs, &schedule, config.tau);
     Ok(PolicyRun {
         spec,
