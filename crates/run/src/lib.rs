@@ -47,6 +47,7 @@ mod progress;
 mod run_dir;
 mod simulate;
 mod simulate_split;
+mod stream;
 
 pub use deadlines::{
     DeadlineKindReport, DeadlineMakeError, DeadlineParams, DeadlineReport, deadline_report,

@@ -60,6 +60,7 @@ use std::time::{Duration, Instant};
 
 use crate::deadlines::{DeadlineReport, deadline_report};
 use crate::progress::Progress;
+use crate::stream;
 
 use crate::groups::{GroupReport, ObjectiveValue, group_report};
 use lublin_model::{CwfParams, EstimateParams, LublinGenerator, LublinParams};
@@ -82,8 +83,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     Header, HeaderError, JobStatus, PackedRecords, ReadError, ReadOptions, ReadSummary, Record,
-    Workload, WriteError, Writer, read_batsim_path, read_path, read_path_packed,
-    workload_to_string,
+    Workload, WriteError, Writer, open_path, read_batsim_path, read_path, workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -681,23 +681,54 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
             } else {
                 ReadOptions::strict()
             };
-            // The hash on a helper thread while the file is read (an error
-            // of either is reported as before: the hash's first).
-            let (sha256, read) = std::thread::scope(|scope| {
+            std::thread::scope(|scope| {
+                // The hash on one helper thread, the parsing on another,
+                // while this one normalizes the records parsed so far
+                // (see the `stream` module).
                 let hash = scope.spawn(|| sha256_file(path));
-                let read = read_path_packed(path, &options);
-                let sha256 = hash
+                let join_hash = |hash: std::thread::ScopedJoinHandle<'_, _>| {
+                    hash.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                };
+                let mut reader = match open_path(path, &options) {
+                    Ok(reader) => reader,
+                    Err(error) => {
+                        join_hash(hash)?;
+                        return Err(error.into());
+                    }
+                };
+                let header = reader.header().clone();
+                let (feeder, mut streamed) = stream::channel();
+                let parser =
+                    scope.spawn(move || feeder.feed(&mut reader).map(|()| reader.into_parts().1));
+                let prepared = prepare(
+                    args,
+                    // The hash is filled in below.
+                    WorkloadSource::File {
+                        path: path.clone(),
+                        sha256: String::new(),
+                    },
+                    header,
+                    Records::Streamed(&mut streamed),
+                    None,
+                );
+                // The parser reads on alone (for its errors) if the
+                // normalization stopped early.
+                drop(streamed);
+                let read = parser
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (sha256, read)
-            });
-            let sha256 = sha256?;
-            let (header, records, summary) = read?;
-            let source = WorkloadSource::File {
-                path: path.clone(),
-                sha256,
-            };
-            prepare_packed(args, source, header, records, Some(summary))
+                // Errors in the order in which reading the whole file
+                // first, then normalizing it, would meet them.
+                let sha256 = join_hash(hash)?;
+                let summary = read?;
+                let mut loaded = prepared?;
+                if let WorkloadSource::File { sha256: hash, .. } = &mut loaded.source {
+                    *hash = sha256;
+                }
+                loaded.read_summary = Some(summary);
+                Ok(loaded)
+            })
         }
         _ => {
             let (source, workload, read_summary) = read_workload(args)?;
@@ -813,16 +844,24 @@ pub fn prepare_packed(
 }
 
 /// Records as they come to [`prepare`].
-enum Records {
+enum Records<'s> {
     Plain(Vec<Record>),
     Packed(PackedRecords),
+    /// Parsed on another thread as they are needed.
+    Streamed(&'s mut stream::Streamed),
+}
+
+/// Records kept as they came, for [`JobSet::from_records`].
+enum Kept<'s> {
+    Packed(PackedRecords),
+    Streamed(&'s mut stream::Streamed),
 }
 
 fn prepare(
     args: &SimulateArgs,
     source: WorkloadSource,
     header: Header,
-    records: Records,
+    records: Records<'_>,
     read_summary: Option<ReadSummary>,
 ) -> Result<LoadedWorkload, SimulateError> {
     let procs = match args.procs {
@@ -837,9 +876,20 @@ fn prepare(
             })?,
     };
     let changes = args.scale_to.is_some() || args.load.is_some() || args.load_factor.is_some();
-    let (mut workload, packed) = match records {
-        Records::Packed(packed) if !changes => (Workload::new(header, Vec::new()), Some(packed)),
+    let (mut workload, kept) = match records {
+        Records::Packed(packed) if !changes => (
+            Workload::new(header, Vec::new()),
+            Some(Kept::Packed(packed)),
+        ),
+        Records::Streamed(streamed) if !changes => (
+            Workload::new(header, Vec::new()),
+            Some(Kept::Streamed(streamed)),
+        ),
         Records::Packed(packed) => (Workload::new(header, packed.to_vec()), None),
+        Records::Streamed(streamed) => {
+            streamed.stop_packing();
+            (Workload::new(header, streamed.collect()), None)
+        }
         Records::Plain(records) => (Workload::new(header, records), None),
     };
     let scale = crate::groups::scale_workload(args, &mut workload, procs)?;
@@ -885,8 +935,15 @@ fn prepare(
         Estimates::Recorded => EstimateSource::Recorded,
         Estimates::Exact => EstimateSource::Exact,
     };
-    let (mut jobs, records) = match packed {
-        Some(packed) => (JobSet::from_records(&packed, &model)?, packed),
+    let (mut jobs, records) = match kept {
+        Some(Kept::Packed(packed)) => (JobSet::from_records(&packed, &model)?, packed),
+        Some(Kept::Streamed(streamed)) => {
+            // Packed as they are normalized.
+            let jobs = JobSet::from_records(&mut *streamed, &model)?;
+            let mut packed = streamed.take_packed();
+            packed.shrink_to_fit();
+            (jobs, packed)
+        }
         None => {
             let jobs = JobSet::from_records(&workload.records, &model)?;
             let mut packed: PackedRecords =
@@ -2308,6 +2365,68 @@ mod tests {
 
     use super::*;
     use schedsim_metrics::summarize;
+
+    #[test]
+    fn a_file_is_read_and_normalized_side_by_side_with_errors_in_reading_order() {
+        // Written here, then loaded as `simulate -w` loads it: the records
+        // parsed on a helper thread, normalized as they come.
+        let dir = std::env::temp_dir().join(format!("schedsim-stream-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let line = |number: usize, size: u32| {
+            format!("{number} {number} -1 60 {size} -1 -1 {size} 120 -1 1 1 1 -1 1 -1 -1 -1\n")
+        };
+        let write = |name: &str, header: &str, lines: &[String]| {
+            let path = dir.join(name);
+            fs::write(&path, format!("{header}{}", lines.concat())).unwrap();
+            SimulateArgs {
+                workload: Some(path),
+                ..SimulateArgs::new()
+            }
+        };
+        let good: Vec<String> = (1..=2_000).map(|n| line(n, 1 + (n % 8) as u32)).collect();
+        let args = write("good.swf", "; MaxProcs: 8\n", &good);
+        let loaded = load_workload(&args).unwrap();
+        assert_eq!(loaded.jobs.len(), 2_000);
+        assert_eq!(loaded.records.len(), 2_000);
+        assert_eq!(loaded.read_summary.as_ref().unwrap().records, 2_000);
+        let WorkloadSource::File { sha256, .. } = &loaded.source else {
+            panic!("not a file source")
+        };
+        assert_eq!(
+            sha256,
+            &hex(&Sha256::digest(fs::read(args.workload.unwrap()).unwrap()))
+        );
+
+        // Strict: a job of 9 processors on 8 cannot be simulated (record
+        // 1,500), and line 1,900 (header + 1,898 records + this one) is not
+        // a record. Reading the whole file first met the bad line first.
+        // The message with its sources, as the command prints it.
+        let chain = |error: SimulateError| {
+            let mut text = error.to_string();
+            let mut source = std::error::Error::source(&error);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            text
+        };
+        let mut bad = good.clone();
+        bad[1_499] = line(1_500, 9);
+        bad[1_898] = "not a record\n".to_owned();
+        let error = chain(load_workload(&write("bad.swf", "; MaxProcs: 8\n", &bad)).unwrap_err());
+        assert!(error.contains("bad.swf:1900:"), "{error}");
+        // Without the bad line, the job is the error.
+        bad[1_898] = line(1_899, 1);
+        let error = chain(load_workload(&write("big.swf", "; MaxProcs: 8\n", &bad)).unwrap_err());
+        assert!(error.contains("1500"), "{error}");
+        // No machine size is known before any record is normalized; the
+        // bad line still comes first.
+        bad[1_898] = "not a record\n".to_owned();
+        let error = chain(load_workload(&write("nosize.swf", "", &bad)).unwrap_err());
+        assert!(error.contains("nosize.swf:1899:"), "{error}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn atomic_writes_replace_and_leave_no_temporary() {
