@@ -673,8 +673,8 @@ pub fn builtin_params() -> LublinParams {
 /// (strict) a job that cannot be simulated.
 pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
     match &args.workload {
-        // An SWF or CWF file is read straight into packed records: the
-        // records are never all held as `Record`s.
+        // An SWF or CWF file is parsed in batches and packed as it is
+        // normalized: the records are never all held as `Record`s.
         Some(path) if !is_batsim_json(path) => {
             let options = if args.lenient {
                 ReadOptions::lenient()
