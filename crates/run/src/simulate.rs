@@ -686,14 +686,10 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
                 // while this one normalizes the records parsed so far
                 // (see the `stream` module).
                 let hash = scope.spawn(|| sha256_file(path));
-                let join_hash = |hash: std::thread::ScopedJoinHandle<'_, _>| {
-                    hash.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                };
                 let mut reader = match open_path(path, &options) {
                     Ok(reader) => reader,
                     Err(error) => {
-                        join_hash(hash)?;
+                        joined(hash)?;
                         return Err(error.into());
                     }
                 };
@@ -715,12 +711,10 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
                 // The parser reads on alone (for its errors) if the
                 // normalization stopped early.
                 drop(streamed);
-                let read = parser
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let read = joined(parser);
                 // Errors in the order in which reading the whole file
                 // first, then normalizing it, would meet them.
-                let sha256 = join_hash(hash)?;
+                let sha256 = joined(hash)?;
                 let summary = read?;
                 let mut loaded = prepared?;
                 if let WorkloadSource::File { sha256: hash, .. } = &mut loaded.source {
@@ -1303,11 +1297,7 @@ fn run_policy_clocked(
     let (metrics, groups) = if jobs.len() >= SIDE_BY_SIDE_FROM {
         std::thread::scope(|scope| {
             let groups = scope.spawn(|| group_report(jobs, &ran));
-            let metrics = summarize_table(&ran, config);
-            let groups = groups
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (metrics, groups)
+            (summarize_table(&ran, config), joined(groups))
         })
     } else {
         (summarize_table(&ran, config), group_report(jobs, &ran))
@@ -1438,11 +1428,7 @@ fn simulate_inner(
             .collect();
         handles
             .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
+            .map(joined)
             .collect::<Result<Vec<_>, _>>()
     })?;
     let mut runs = runs;
@@ -2309,6 +2295,14 @@ fn report_runtime_classes(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result
         }
     }
     Ok(())
+}
+
+/// What a scoped thread returned; its panic, if it panicked, goes on in
+/// this thread.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 fn sha256_file(path: &Path) -> Result<String, SimulateError> {
