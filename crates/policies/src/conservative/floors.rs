@@ -7,6 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use schedsim_sim_core::Time;
 
+use super::sizes::{BySize, SizeSet};
 use super::timeline::{Gain, Timeline};
 
 /// Per shape of the waiting jobs (size and estimate), its *floor*: no
@@ -25,11 +26,11 @@ pub(crate) struct ShapeFloors {
     ids: HashMap<(u32, Time), u32, BuildHasherDefault<ShapeHasher>>,
     shapes: Vec<Shape>,
     /// Per size, its waiting shapes and what is known of their windows.
-    by_size: Vec<SizeState>,
+    by_size: BySize<SizeState>,
     /// Calls so far.
     call: u64,
-    /// Bit `size % 64` of word `size / 64`: a job of that size waits.
-    words: Vec<u64>,
+    /// The sizes of which a job waits.
+    waiting_sizes: SizeSet,
     /// The longest estimate of any shape so far (at least 1).
     longest: Time,
     /// The waiting sizes to which a gain of this call raised an instant
@@ -124,7 +125,7 @@ impl ShapeFloors {
         let entry = &self.shapes[shape as usize];
         debug_assert!(
             entry.waiting == 0
-                || self.by_size[entry.size as usize].windows[entry.slot as usize]
+                || self.by_size[entry.size].windows[entry.slot as usize]
                     == (entry.duration, entry.floor),
             "conservative: shape {shape}'s floor and its size's copy differ"
         );
@@ -136,7 +137,7 @@ impl ShapeFloors {
     pub(crate) fn searched(&mut self, shape: u32, limit: Time) {
         let shape = &mut self.shapes[shape as usize];
         shape.floor = limit;
-        if let Some(state) = self.by_size.get_mut(shape.size as usize) {
+        if let Some(state) = self.by_size.get_mut(shape.size) {
             state.top = state.top.max(reach_of(shape.floor, shape.duration));
             if shape.waiting > 0 {
                 state.windows[shape.slot as usize].1 = limit;
@@ -153,8 +154,8 @@ impl ShapeFloors {
     pub(crate) fn lower_bound(&self, size: u32, duration: Time) -> Time {
         let mut best = Time::MIN;
         let mut from = 1;
-        while let Some(other) = next_present(&self.words, from, size) {
-            let state = &self.by_size[other as usize];
+        while let Some(other) = self.waiting_sizes.first_in(from, size) {
+            let state = &self.by_size[other];
             let list = &state.windows;
             let fitting = list.partition_point(|&(other, _)| other <= duration);
             if let Some(&(other, floor)) = fitting.checked_sub(1).and_then(|index| list.get(index))
@@ -178,19 +179,14 @@ impl ShapeFloors {
             ..
         } = self.shapes[shape as usize];
         self.shapes[shape as usize].waiting += 1;
-        let index = size as usize;
-        if self.by_size.len() <= index {
-            self.by_size.resize_with(index + 1, SizeState::default);
-            self.words.resize(index / 64 + 1, 0);
-        }
-        let state = &mut self.by_size[index];
+        let state = self.by_size.entry(size);
         state.jobs += 1;
         if state.shapes.is_empty() {
             // What was known of this size while none waited is stale.
             state.latest = at;
             state.top = Time::MIN;
             state.unmeasured = Time::MAX;
-            self.words[index / 64] |= 1 << (index % 64);
+            self.waiting_sizes.insert(size);
         } else {
             state.latest = state.latest.max(at);
         }
@@ -200,7 +196,7 @@ impl ShapeFloors {
         // Gains lowered no floor while none of the shape waited: the
         // caller sets it (a placement) or it is unknown (a rebuild).
         self.shapes[shape as usize].floor = Time::MIN;
-        let state = &mut self.by_size[index];
+        let state = &mut self.by_size[size];
         let at = state
             .windows
             .partition_point(|&(other, _)| other < duration);
@@ -216,21 +212,21 @@ impl ShapeFloors {
         let entry = &mut self.shapes[shape as usize];
         debug_assert!(entry.waiting > 0, "conservative: shape {shape} not waiting");
         entry.waiting = entry.waiting.saturating_sub(1);
-        let index = entry.size as usize;
-        let jobs = &mut self.by_size[index].jobs;
+        let size = entry.size;
+        let jobs = &mut self.by_size[size].jobs;
         *jobs = jobs.saturating_sub(1);
         if entry.waiting > 0 {
             return;
         }
         let at = entry.slot as usize;
-        let state = &mut self.by_size[index];
+        let state = &mut self.by_size[size];
         state.shapes.remove(at);
         state.windows.remove(at);
         for (slot, &other) in state.shapes.iter().enumerate().skip(at) {
             self.shapes[other as usize].slot = slot as u32;
         }
         if state.shapes.is_empty() {
-            self.words[index / 64] &= !(1 << (index % 64));
+            self.waiting_sizes.remove(size);
         }
     }
 
@@ -251,25 +247,21 @@ impl ShapeFloors {
 
     /// The waiting jobs of `size` processors that hold a reservation.
     pub(crate) fn jobs_of(&self, size: u32) -> u32 {
-        self.by_size
-            .get(size as usize)
-            .map_or(0, |state| state.jobs)
+        self.by_size.get(size).map_or(0, |state| state.jobs)
     }
 
     /// Forgets every waiting job, and so every floor (the profile is
     /// rebuilt): only the sizes waiting are visited.
     pub(crate) fn clear(&mut self) {
-        for word in 0..self.words.len() {
-            while self.words[word] != 0 {
-                let size = word * 64 + self.words[word].trailing_zeros() as usize;
-                self.words[word] &= self.words[word] - 1;
-                for shape in self.by_size[size].shapes.drain(..) {
-                    self.shapes[shape as usize].waiting = 0;
-                }
-                self.by_size[size].jobs = 0;
-                self.by_size[size].windows.clear();
+        let (by_size, shapes) = (&mut self.by_size, &mut self.shapes);
+        self.waiting_sizes.drain(|size| {
+            let state = &mut by_size[size];
+            for shape in state.shapes.drain(..) {
+                shapes[shape as usize].waiting = 0;
             }
-        }
+            state.jobs = 0;
+            state.windows.clear();
+        });
     }
 
     /// `gain` gave processors back: for each waiting size it raised, the
@@ -308,7 +300,7 @@ impl ShapeFloors {
             }
             done = high;
             let mut size = low;
-            while let Some(found) = next_present(&self.words, size, high) {
+            while let Some(found) = self.waiting_sizes.first_in(size, high) {
                 self.lower(timeline, gain, found, &mut bound);
                 size = found + 1;
             }
@@ -320,8 +312,7 @@ impl ShapeFloors {
     fn lower(&mut self, timeline: &Timeline, gain: &Gain, size: u32, bound: &mut Option<Time>) {
         // A window that reaches into the gain ends after its start: of use
         // only to a job reserved later.
-        let index = size as usize;
-        let state = &mut self.by_size[index];
+        let state = &mut self.by_size[size];
         if state.latest <= gain.start {
             // Not measured: what was measured before may not hold.
             state.room.0 = 0;
@@ -436,24 +427,6 @@ impl Hasher for ShapeHasher {
 
     fn finish(&self) -> u64 {
         self.0
-    }
-}
-
-/// The first size present among `words` in `from..=to`.
-fn next_present(words: &[u64], from: u32, to: u32) -> Option<u32> {
-    let (from, to) = (from as usize, to as usize);
-    let mut word = from / 64;
-    let mut bits = words.get(word)? & (u64::MAX << (from % 64));
-    loop {
-        if bits != 0 {
-            let size = word * 64 + bits.trailing_zeros() as usize;
-            return (size <= to).then_some(size as u32);
-        }
-        word += 1;
-        if word * 64 > to {
-            return None;
-        }
-        bits = *words.get(word)?;
     }
 }
 

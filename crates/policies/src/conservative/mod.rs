@@ -22,6 +22,7 @@
 //! in O(1), where the walk starts (`compressions_raised_sizes_only`).
 
 mod floors;
+mod sizes;
 mod timeline;
 
 use std::cmp::Reverse;
@@ -31,6 +32,7 @@ use schedsim_sim_core::{Decisions, JobId, JobState, Time, View};
 
 use crate::order::QueueOrder;
 use floors::ShapeFloors;
+use sizes::BySize;
 use timeline::{Step, Timeline};
 
 /// The engine of [`crate::Backfill`] at depth all. See
@@ -974,7 +976,7 @@ impl RunLook {
 /// waiting jobs (then they are dropped: amortized O(1) a placement).
 #[derive(Debug, Clone, Default)]
 struct PlacedBySize {
-    lists: Vec<Vec<JobId>>,
+    lists: BySize<Vec<JobId>>,
     /// The sizes whose lists are not empty, for [`Self::clear`].
     listed: Vec<u32>,
 }
@@ -983,11 +985,7 @@ impl PlacedBySize {
     /// `id`, of `size` processors, was placed; `waiting` jobs of the size
     /// hold a reservation now, itself included.
     fn push(&mut self, id: JobId, size: u32, waiting: u32, reservations: &[Option<Time>]) {
-        let index = size as usize;
-        if self.lists.len() <= index {
-            self.lists.resize_with(index + 1, Vec::new);
-        }
-        let list = &mut self.lists[index];
+        let list = self.lists.entry(size);
         if list.is_empty() {
             self.listed.push(size);
         }
@@ -999,13 +997,13 @@ impl PlacedBySize {
 
     /// The jobs of `size` placed since the last clear (some since started).
     fn of(&self, size: u32) -> &[JobId] {
-        self.lists.get(size as usize).map_or(&[], Vec::as_slice)
+        self.lists.get(size).map_or(&[], Vec::as_slice)
     }
 
     /// Forgets every job (the profile is rebuilt).
     fn clear(&mut self) {
         for size in self.listed.drain(..) {
-            self.lists[size as usize].clear();
+            self.lists[size].clear();
         }
     }
 }
