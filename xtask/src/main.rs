@@ -17,7 +17,8 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use schedsim_run::whole_number;
 
 mod bench;
 mod bench_greedy;
@@ -39,7 +40,7 @@ enum Task {
     /// mode).
     Bench {
         /// Runs per case.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 5, value_parser = whole_number::<usize>(1))]
         repeat: usize,
         /// Only the cases whose trace or policy contains this text (e.g.
         /// `conservative`, `RICC`).
@@ -51,13 +52,13 @@ enum Task {
     /// sets, with the projected time of a full training.
     BenchGreedy {
         /// Runs of the fixed parameter set.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 5, value_parser = whole_number::<usize>(1))]
         repeat: usize,
         /// Random parameter sets.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = 20, value_parser = whole_number::<usize>(0))]
         random: usize,
         /// Seed of the random parameter sets.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = whole_number::<u64>(0))]
         seed: u64,
         /// A parameter file to time instead of f2 in FCFS order.
         #[arg(long, value_name = "FILE")]
@@ -97,7 +98,12 @@ enum Task {
 }
 
 fn main() -> ExitCode {
-    let result = match Xtask::parse().task {
+    let matches = schedsim_cli::accept_negative_numbers(Xtask::command()).get_matches();
+    let task = match Xtask::from_arg_matches(&matches) {
+        Ok(xtask) => xtask.task,
+        Err(error) => error.exit(),
+    };
+    let result = match task {
         Task::Bench { repeat, only } => bench::run(repeat, only.as_deref()).map(|met| {
             if !met {
                 eprintln!("some targets were missed");

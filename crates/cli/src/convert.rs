@@ -65,7 +65,7 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "ZONE", default_value = "UTC")]
     pub time_zone: String,
     /// sacct input: the cluster's processors, written as MaxProcs.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = schedsim_run::whole_number::<u64>(1))]
     pub procs: Option<u64>,
     /// Replace the requested time (field 9) of every job with a known
     /// runtime by an estimate model: `exact`, `f:F` (optionally
@@ -75,7 +75,8 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "MODEL", value_parser = parse_estimate_model)]
     pub estimates: Option<EstimateModelChoice>,
     /// The seed of --estimates.
-    #[arg(long, value_name = "SEED", default_value_t = 1, requires = "estimates")]
+    #[arg(long, value_name = "SEED", default_value_t = 1, requires = "estimates",
+          value_parser = schedsim_run::whole_number::<u64>(0))]
     pub estimates_seed: u64,
 }
 

@@ -20,7 +20,7 @@ pub struct DeadlinesArgs {
     #[arg(long, short = 'w', value_name = "FILE")]
     pub workload: PathBuf,
     /// Processors of the machine (default: the header's MaxProcs).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
     pub procs: Option<u32>,
     /// Skip bad lines and unsimulatable jobs (counted).
     #[arg(long)]
@@ -45,7 +45,7 @@ pub struct DeadlinesArgs {
     #[arg(long, value_name = "METHOD", default_value_t = LoadMethod::Duplicate)]
     pub load_method: LoadMethod,
     /// Seed of the load change's picks.
-    #[arg(long, value_name = "S", default_value_t = 1)]
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = schedsim_run::whole_number::<u64>(0))]
     pub load_seed: u64,
     /// Stringency s in [0, 1): deadline = submit + max(runtime, (1 - s) x
     /// EASY response).
@@ -58,7 +58,7 @@ pub struct DeadlinesArgs {
     #[arg(long, value_name = "R", default_value_t = 5.0)]
     pub ratio: f64,
     /// Seed of the choice of user-deadline jobs.
-    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    #[arg(long, value_name = "SEED", default_value_t = 1, value_parser = schedsim_run::whole_number::<u64>(0))]
     pub seed: u64,
     /// The deadline file to write (CSV: job_number,deadline_after_submit,kind).
     #[arg(long, short = 'o', value_name = "FILE")]

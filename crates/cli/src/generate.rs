@@ -18,7 +18,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::builder::RangedU64ValueParser;
 use lublin_model::{
     BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateModelError,
     EstimateParams, GeneratedSummary, LublinGenerator, LublinParams, OverMaximum, ParamsError,
@@ -65,10 +64,11 @@ pub struct CommonArgs {
     /// Jobs to generate (for CWF, the ET/RT command lines come on top).
     #[arg(long, short = 'n', value_name = "N",
           required_unless_present = "print_params",
-          value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+          value_parser = schedsim_run::whole_number::<usize>(1))]
     pub jobs: Option<usize>,
     /// The seed: the same seed and parameters give a byte-identical file.
-    #[arg(long, value_name = "S", required_unless_present = "print_params")]
+    #[arg(long, value_name = "S", required_unless_present = "print_params",
+          value_parser = schedsim_run::whole_number::<u64>(0))]
     pub seed: Option<u64>,
     /// The output file: .swf or .cwf, optionally followed by .gz (then
     /// gzip-compressed).
@@ -100,7 +100,7 @@ pub struct LublinArgs {
     /// parameters are for 128).
     #[arg(long, value_name = "P", conflicts_with = "params",
           required_unless_present_any = ["params", "print_params"],
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
     pub procs: Option<u32>,
     /// Target offered load: every inter-arrival time is scaled by one factor
     /// until sum(size x runtime) / (procs x span) is within 0.1% of it.
@@ -196,7 +196,7 @@ pub struct CwfArgs {
     pub barr: Option<f64>,
     /// Processors of the machine. Default 320.
     #[arg(long, value_name = "P", conflicts_with = "params",
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
     pub procs: Option<u32>,
     /// Processors per allocation block. Default 32.
     #[arg(long, value_name = "N", conflicts_with = "params",

@@ -101,3 +101,19 @@ pub fn error_line(error: &dyn Error) -> String {
     }
     line
 }
+
+/// Lets every option of `command` and its subcommands that takes a value
+/// parse a negative number (`--tau -1`), so that the value reaches the
+/// check that explains its range instead of clap's "unexpected argument
+/// '-1'" (used by `schedsim` and `cargo xtask`).
+pub fn accept_negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            if arg.get_action().takes_values() && !arg.is_positional() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(accept_negative_numbers)
+}

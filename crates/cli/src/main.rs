@@ -61,7 +61,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let matches = accept_negative_numbers(Cli::command()).get_matches();
+    let matches = schedsim_cli::accept_negative_numbers(Cli::command()).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
@@ -142,21 +142,6 @@ fn draw_progress(progress: &schedsim_cli::Progress) {
         std::thread::sleep(tick);
     }
     bar.finish_and_clear();
-}
-
-/// Lets every option that takes a value parse a negative number (`--tau
-/// -1`), so that the value reaches the check that explains its range
-/// instead of clap's "unexpected argument '-1'".
-fn accept_negative_numbers(command: clap::Command) -> clap::Command {
-    command
-        .mut_args(|arg| {
-            if arg.get_action().takes_values() && !arg.is_positional() {
-                arg.allow_negative_numbers(true)
-            } else {
-                arg
-            }
-        })
-        .mut_subcommands(accept_negative_numbers)
 }
 
 /// Exit 0, or print the error with its causes and exit with its code.

@@ -30,7 +30,7 @@ pub struct StatsArgs {
     pub file: PathBuf,
     /// Processors of the machine for the offered load (default: the header's
     /// MaxProcs, else MaxNodes).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = schedsim_run::whole_number::<u64>(1))]
     pub procs: Option<u64>,
     /// Print JSON instead of text.
     #[arg(long)]

@@ -20,7 +20,7 @@ pub struct ValidateArgs {
     pub lenient: bool,
     /// How many example problems (with line numbers) to print per file in
     /// lenient mode.
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = 5, value_name = "N", value_parser = schedsim_run::whole_number::<usize>(0))]
     pub examples: usize,
 }
 

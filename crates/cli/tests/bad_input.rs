@@ -175,6 +175,10 @@ fn bad_lines_are_named_by_file_line_and_field() {
             "max-procs-huge.swf",
             "the machine size 99999999999999 is too large",
         ),
+        (
+            "max-procs-beyond-limit.swf",
+            "the machine's 4294967295 processors are more than the 16777216 a simulation can hold",
+        ),
         ("truncated.swf.gz", "truncated.swf.gz from its start"),
     ];
     for (file, expected) in cases {
@@ -221,6 +225,15 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
     let w = workload.to_str().unwrap();
     let gen_out = dir.join("g.swf");
     let g = gen_out.to_str().unwrap();
+    let small_file = dir.join("one-processor.swf");
+    let mut jobs = "; MaxProcs: 1\n".to_owned();
+    for number in 1..=10 {
+        jobs.push_str(&format!(
+            "{number} {number} -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+        ));
+    }
+    std::fs::write(&small_file, jobs).unwrap();
+    let small = small_file.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["simulate", "-w", w, "--tau", "-1"],
@@ -285,6 +298,49 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
                 g,
             ],
             "--jobs 10000000000 is more than the 4294967295 jobs",
+        ),
+        // Unsigned options read any integer first, so a negative or too
+        // large one gets the range, not "invalid digit found in string".
+        (
+            vec![
+                "generate", "lublin", "--jobs", "-1", "--seed", "1", "--procs", "8", "-o", g,
+            ],
+            "-1 is not in 1..=18446744073709551615",
+        ),
+        (
+            vec!["simulate", "-w", w, "--load-seed", "-1"],
+            "-1 is not in 0..=18446744073709551615",
+        ),
+        (
+            vec!["simulate", "-w", w, "--scale-seed", "18446744073709551616"],
+            "18446744073709551616 is not in 0..=18446744073709551615",
+        ),
+        (
+            vec!["validate", "--examples", "-3", w],
+            "-3 is not in 0..=18446744073709551615",
+        ),
+        (
+            vec!["simulate", "-w", w, "--procs", "16777217"],
+            "16777217 is not in 1..=16777216",
+        ),
+        // 10 one-processor jobs scaled from 1 to 2,000,000 processors, all
+        // duplicated: 10 x 2,000,000 = 20 million records, refused before
+        // any is copied.
+        (
+            vec![
+                "simulate",
+                "-w",
+                small,
+                "--scale-to",
+                "2000000",
+                "--scale-duplicates",
+                "1",
+            ],
+            "would make 20000000 records from 10, more than the limit of 10000000",
+        ),
+        (
+            vec!["train", "--workload", w, "--out", g, "--lambda", "-1"],
+            "-1 is not in 1..=18446744073709551615",
         ),
     ];
     for (args, expected) in cases {

@@ -124,6 +124,12 @@ impl BoundHandling {
     }
 }
 
+/// The largest mu and the largest lambda a [`Config`] accepts. A generation
+/// holds mu + lambda individuals; the papers use 15 and 105, and a
+/// population past a million could not be evaluated, so a larger one is an
+/// error before anything is allocated.
+pub const MAX_POPULATION: usize = 1 << 20;
+
 /// The settings of a run. [`Config::new`] gives the defaults of Franke,
 /// Lepping and Schwiegelshohn (mu = 15, lambda = 105, 100 generations); the
 /// `with_` methods change one setting each.
@@ -268,11 +274,12 @@ impl Config {
                 expected,
             })
         };
-        if self.mu == 0 {
-            return bad("mu", "0".into(), "at least 1");
+        let population = 1..=MAX_POPULATION;
+        if !population.contains(&self.mu) {
+            return bad("mu", self.mu.to_string(), "from 1 to 1048576");
         }
-        if self.lambda == 0 {
-            return bad("lambda", "0".into(), "at least 1");
+        if !population.contains(&self.lambda) {
+            return bad("lambda", self.lambda.to_string(), "from 1 to 1048576");
         }
         let fraction = |x: f64| x.is_finite() && x > 0.0;
         if !fraction(self.initial_step) {
@@ -376,8 +383,15 @@ mod tests {
         let error = Config::new().with_population(0, 7).check(&bounds);
         assert_eq!(
             error.unwrap_err().to_string(),
-            "setting mu is 0, expected at least 1"
+            "setting mu is 0, expected from 1 to 1048576"
         );
+        // 2^20 + 1: one past MAX_POPULATION, refused before any allocation.
+        let error = Config::new().with_population(15, 1_048_577).check(&bounds);
+        assert_eq!(
+            error.unwrap_err().to_string(),
+            "setting lambda is 1048577, expected from 1 to 1048576"
+        );
+        assert_eq!(MAX_POPULATION, 1_048_576);
         let error = Config::new()
             .with_start_points(vec![vec![0.5, 2.0]])
             .check(&bounds);

@@ -111,7 +111,7 @@ mod error;
 mod rng;
 mod strategy;
 
-pub use config::{BoundHandling, Bounds, Config};
+pub use config::{BoundHandling, Bounds, Config, MAX_POPULATION};
 pub use error::{BoxError, Error};
 pub use strategy::{
     EvolutionStrategy, GenerationStats, Individual, Outcome, Progress, ProgressFn, RunOptions,

@@ -48,6 +48,7 @@ mod run_dir;
 mod simulate;
 mod simulate_split;
 mod stream;
+mod whole_number;
 
 pub use deadlines::{
     DeadlineKindReport, DeadlineMakeError, DeadlineParams, DeadlineReport, deadline_report,
@@ -71,3 +72,4 @@ pub use simulate::{
     summary_json, workload_notes, write_atomically, write_atomically_with, write_jobs_csv,
     write_run,
 };
+pub use whole_number::{Unsigned, whole_number};

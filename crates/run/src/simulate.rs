@@ -99,7 +99,7 @@ pub struct SimulateArgs {
     pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the header's MaxProcs, else
     /// MaxNodes).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
     pub procs: Option<u32>,
     /// Allocation granularity: jobs occupy multiples of this many
     /// processors (e.g. 32 on a BlueGene/P).
@@ -149,7 +149,7 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "METHOD", default_value_t = LoadMethod::Scale)]
     pub load_method: LoadMethod,
     /// Seed of the random picks of `duplicate` and `expand`.
-    #[arg(long, value_name = "S", default_value_t = 1)]
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = crate::whole_number::<u64>(0))]
     pub load_seed: u64,
     /// Keep at most N elastic control commands (CWF ET/RT/EP/RP lines) per
     /// job, in time order; later ones are dropped and counted.
@@ -200,10 +200,10 @@ pub struct SimulateArgs {
     /// the rest enlarged, by N / the trace's processors x
     /// --scale-adjustment; see `schedsim_sim_core::scale_machine`). Applied
     /// before --load; summary.json records what was done.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
     pub scale_to: Option<u32>,
     /// Seed of --scale-to's draws (which jobs are duplicated, extra copies).
-    #[arg(long, value_name = "S", default_value_t = 0)]
+    #[arg(long, value_name = "S", default_value_t = 0, value_parser = crate::whole_number::<u64>(0))]
     pub scale_seed: u64,
     /// --scale-to's factor is N / m x this (at least 1; Ernemann et al.
     /// found values above 1 keep the trace's scheduling behaviour).
@@ -211,7 +211,8 @@ pub struct SimulateArgs {
     pub scale_adjustment: f64,
     /// Instead of --scale-adjustment, the adjustment whose expected job
     /// count is J (e.g. 167375 for KTH, Table I of the Greedy-ES paper).
-    #[arg(long, value_name = "J", conflicts_with = "scale_adjustment")]
+    #[arg(long, value_name = "J", conflicts_with = "scale_adjustment",
+          value_parser = crate::whole_number::<u64>(1))]
     pub scale_jobs: Option<u64>,
     /// Fraction of the jobs --scale-to duplicates rather than enlarges.
     #[arg(long, value_name = "P", default_value_t = 0.5)]

@@ -8,6 +8,15 @@ pub enum JobModelError {
     /// The machine has no processors.
     #[error("the machine has no processors")]
     NoProcessors,
+    /// The machine has more processors than [`MAX_PROCS`](crate::MAX_PROCS).
+    #[error(
+        "the machine's {procs} processors are more than the {} a simulation can hold",
+        crate::MAX_PROCS
+    )]
+    TooManyProcessors {
+        /// Processors in the machine.
+        procs: u32,
+    },
     /// The allocation granularity is 0 or does not divide the processor count.
     #[error(
         "allocation granularity {granularity} does not divide the {procs} processors of the machine"

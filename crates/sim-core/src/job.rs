@@ -345,14 +345,19 @@ pub struct JobModel {
 }
 
 impl JobModel {
-    /// Checks the machine: at least one processor, and a granularity that
-    /// divides the processor count.
+    /// Checks the machine: at least one processor and at most
+    /// [`MAX_PROCS`](crate::MAX_PROCS), and a granularity that divides the
+    /// processor count.
     ///
     /// # Errors
-    /// [`JobModelError::NoProcessors`] or [`JobModelError::BadGranularity`].
+    /// [`JobModelError::NoProcessors`], [`JobModelError::TooManyProcessors`]
+    /// or [`JobModelError::BadGranularity`].
     pub fn validate(&self) -> Result<(), JobModelError> {
         if self.procs == 0 {
             return Err(JobModelError::NoProcessors);
+        }
+        if self.procs > crate::MAX_PROCS {
+            return Err(JobModelError::TooManyProcessors { procs: self.procs });
         }
         if self.granularity == 0 || !self.procs.is_multiple_of(self.granularity) {
             return Err(JobModelError::BadGranularity {
@@ -1312,5 +1317,12 @@ mod tests {
             JobSet::from_records(&[], &model),
             Err(JobModelError::BadGranularity { .. })
         ));
+        // 2^24 processors is the largest machine; one more is refused.
+        assert!(JobSet::from_records(&[], &JobModel::new(1 << 24)).is_ok());
+        let error = JobSet::from_records(&[], &JobModel::new((1 << 24) + 1)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the machine's 16777217 processors are more than the 16777216 a simulation can hold"
+        );
     }
 }

@@ -122,8 +122,8 @@ pub use machine::ProcRange;
 pub use policy::{Action, Capabilities, Decisions, Policy, RunningJob, View, ViewStorage};
 pub use profile::{AvailabilityProfile, Checkpoint, ProfileError};
 pub use scale_machine::{
-    Calibration, CalibrationError, MachineScaling, ScaleError, ScaleReport, calibrate_adjustment,
-    scale_machine,
+    Calibration, CalibrationError, MAX_SCALED_RECORDS, MachineScaling, ScaleError, ScaleReport,
+    calibrate_adjustment, scale_machine,
 };
 pub use state::JobState;
 
@@ -135,6 +135,13 @@ pub type Time = i64;
 /// refuse larger times, and hand-made jobs are checked against it, so
 /// simulated times can be added without overflow.
 pub const MAX_TIME: Time = 1 << 53;
+
+/// The most processors a machine may have: 2^24 = 16,777,216, more than
+/// any machine counted in cores has today (Fugaku: 7.6 million). The
+/// machine keeps a bit per block of processors, and the backfilling
+/// policies tables per job size, so a larger machine is refused
+/// ([`JobModelError::TooManyProcessors`]) before anything is allocated.
+pub const MAX_PROCS: u32 = 1 << 24;
 
 /// A xorshift generator for the unit tests' random operations:
 /// `next(bound)` is below `bound`.

@@ -363,6 +363,20 @@ pub enum ScaleError {
         "the trace already has the target machine size: it is not scaled, so there is nothing to adjust"
     )]
     NothingToAdjust,
+    /// The scaled trace would hold more than [`MAX_SCALED_RECORDS`]
+    /// records (found before any is copied).
+    #[error(
+        "scaling to {to} processors would make {records} records from {from}, more than the limit of {}; scale to a smaller machine, lower the adjustment or duplicate fewer jobs",
+        MAX_SCALED_RECORDS
+    )]
+    TooManyRecords {
+        /// Records given.
+        from: u64,
+        /// The target machine's processors.
+        to: u64,
+        /// Records the scaling would make (saturating at `u64::MAX`).
+        records: u64,
+    },
     /// A new job number does not fit in 64 bits.
     #[error("job numbers run out of 64 bits while numbering the copies of job {job_number}")]
     JobNumberOverflow {
@@ -430,8 +444,26 @@ pub fn scale_machine(
     let whole = factor.floor();
     let fraction = factor - whole;
     let duplicated = duplicated_jobs(records, scaling);
+    // Each record's copies come from its own stream, so they are counted
+    // here exactly, before anything is allocated.
+    let copies_of = |index: usize| {
+        let extra_copy = unit(&mut job_stream(scaling.seed, index as u64)) < fraction;
+        (whole as u64).saturating_add(u64::from(extra_copy))
+    };
+    let records_out = (0..records.len())
+        .filter(|&index| duplicated[index])
+        .fold(records.len() as u64, |total, index| {
+            total.saturating_add(copies_of(index) - 1)
+        });
+    if records_out > MAX_SCALED_RECORDS {
+        return Err(ScaleError::TooManyRecords {
+            from: records.len() as u64,
+            to: scaling.target_procs,
+            records: records_out,
+        });
+    }
     let mut next_number = records.iter().map(|r| r.job_number).max().unwrap_or(0);
-    let mut out = Vec::with_capacity(records.len() + (records.len() as f64 * factor) as usize);
+    let mut out = Vec::with_capacity(records_out as usize);
     for (index, record) in records.iter().enumerate() {
         if scalable_size(record).is_none() {
             report.unchanged += 1;
@@ -439,8 +471,7 @@ pub fn scale_machine(
             continue;
         }
         if duplicated[index] {
-            let extra_copy = unit(&mut job_stream(scaling.seed, index as u64)) < fraction;
-            let copies = whole as u64 + u64::from(extra_copy);
+            let copies = copies_of(index);
             report.duplicated += 1;
             report.copies_added += copies - 1;
             out.push(record.clone());
@@ -476,6 +507,12 @@ pub fn scale_machine(
     report.work_out = total_work(&out);
     Ok((out, report))
 }
+
+/// The most records [`scale_machine`] makes: ten million, as many as
+/// `--load` may add ([`MAX_LOAD_PICKS`](crate::MAX_LOAD_PICKS)); a larger
+/// request (a tiny trace scaled to a huge machine) is refused before any
+/// record is copied.
+pub const MAX_SCALED_RECORDS: u64 = 10_000_000;
 
 /// Whether each record is duplicated: the first round(p n) scalable
 /// records of a seeded Fisher-Yates permutation.
@@ -693,6 +730,36 @@ mod tests {
             }
             previous = current;
         }
+    }
+
+    #[test]
+    fn a_scaling_past_the_record_limit_is_refused_before_copying() {
+        // 10 records, 1 -> 2,000,000 processors, all duplicated: F = 2e6,
+        // so 10 x 2,000,000 = 20,000,000 records, twice the limit.
+        let records = workload(10);
+        let scaling = MachineScaling::new(1, 2_000_000).with_duplicate_fraction(1.0);
+        assert_eq!(
+            scale_machine(&records, &scaling).unwrap_err().to_string(),
+            "scaling to 2000000 processors would make 20000000 records from 10, more than the \
+             limit of 10000000; scale to a smaller machine, lower the adjustment or duplicate \
+             fewer jobs"
+        );
+        // Half of them duplicated: 5 x 2,000,000 + 5 = 10,000,005, just over.
+        let half = scaling.with_duplicate_fraction(0.5);
+        assert!(matches!(
+            scale_machine(&records, &half),
+            Err(ScaleError::TooManyRecords {
+                records: 10_000_005,
+                ..
+            })
+        ));
+        // 1 -> 1,000,000 with one job in ten duplicated: 1 x 1e6 + 9 records.
+        let (scaled, report) = scale_machine(
+            &records,
+            &MachineScaling::new(1, 1_000_000).with_duplicate_fraction(0.1),
+        )
+        .unwrap();
+        assert_eq!((scaled.len(), report.records_out), (1_000_009, 1_000_009));
     }
 
     #[test]

@@ -109,10 +109,10 @@ pub struct SweepArgs {
     #[arg(long)]
     pub slurm: bool,
     /// Array tasks (shards) of --slurm.
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = schedsim_run::whole_number::<usize>(1))]
     pub shards: usize,
     /// CPUs (threads) per array task of --slurm.
-    #[arg(long, value_name = "C", default_value_t = 1)]
+    #[arg(long, value_name = "C", default_value_t = 1, value_parser = schedsim_run::whole_number::<usize>(1))]
     pub cpus_per_task: usize,
     /// An extra #SBATCH line for --slurm, e.g. --sbatch-option=--partition=short.
     #[arg(long = "sbatch-option", value_name = "OPTION")]
@@ -121,7 +121,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PATH")]
     pub binary: Option<PathBuf>,
     /// Threads (default 0: all cores).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = schedsim_run::whole_number::<usize>(0))]
     pub threads: usize,
     /// No progress bar.
     #[arg(long)]

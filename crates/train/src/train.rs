@@ -42,19 +42,19 @@ pub struct TrainArgs {
     #[arg(long, value_name = "EXPR", default_value = "10 * AWRT1 + 4 * AWRT2")]
     pub objective: Objective,
     /// Parents (mu).
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = schedsim_run::whole_number::<usize>(1))]
     pub mu: usize,
     /// Offspring per generation (lambda).
-    #[arg(long, default_value_t = 105)]
+    #[arg(long, default_value_t = 105, value_parser = schedsim_run::whole_number::<usize>(1))]
     pub lambda: usize,
     /// Generations.
     #[arg(long, default_value_t = 100)]
     pub generations: u32,
     /// Seed of the evolution strategy.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = schedsim_run::whole_number::<u64>(0))]
     pub seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = schedsim_run::whole_number::<usize>(0))]
     pub threads: Option<usize>,
     /// Skip bad lines and unsimulatable jobs (counted).
     #[arg(long)]
@@ -66,17 +66,17 @@ pub struct TrainArgs {
     pub overrun: Overrun,
     /// Scale every workload to N processors (Ernemann et al.; a workload
     /// already on N is unchanged).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
     pub scale_to: Option<u32>,
     /// The scaling's job count per training workload, in order (e.g. 167375
     /// for KTH, Table I): sets the adjustment of each.
-    #[arg(long, value_name = "J")]
+    #[arg(long, value_name = "J", value_parser = schedsim_run::whole_number::<u64>(1))]
     pub scale_jobs: Vec<u64>,
     /// The scaling's adjustment where --scale-jobs is not given.
     #[arg(long, value_name = "X", default_value_t = 1.0)]
     pub scale_adjustment: f64,
     /// Seed of the scaling's draws.
-    #[arg(long, value_name = "S", default_value_t = 0)]
+    #[arg(long, value_name = "S", default_value_t = 0, value_parser = schedsim_run::whole_number::<u64>(0))]
     pub scale_seed: u64,
     /// When the policy is called: per timestamp, or per event (the paper's
     /// "whenever a new job is submitted or a job [...] has completed").
