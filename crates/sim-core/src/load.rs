@@ -167,6 +167,22 @@ pub enum LoadError {
         "the workload has no offered load to change: it needs a machine size and at least two jobs with size, runtime and submit time at different times"
     )]
     NoLoad,
+    /// Scaling the arrival times to the target leaves every arrival in
+    /// one second, where no load can be measured.
+    #[error(
+        "scaling the arrival times to load {target} puts all of them in one second (their span of {span} s times {current:.4} / {target}); scale makes loads up to about {most:.0} here: choose a lower target"
+    )]
+    ArrivalsCollapse {
+        /// The target.
+        target: f64,
+        /// The current load.
+        current: f64,
+        /// The current span of the arrivals, in seconds.
+        span: u64,
+        /// The current load times the span: the target that keeps the
+        /// scaled span at about one second.
+        most: f64,
+    },
     /// Duplication and expansion can only add work.
     #[error("{method} can only raise the load: the target {target} is below the current {current}", method = method.as_str())]
     BelowCurrent {
@@ -327,7 +343,12 @@ pub fn change_load(
             (changed, factor, picks)
         }
     };
-    let achieved = offered_load(&changed, procs).ok_or(LoadError::NoLoad)?;
+    let achieved = offered_load(&changed, procs).ok_or(LoadError::ArrivalsCollapse {
+        target,
+        current: current.load,
+        span: current.span,
+        most: current.load * current.span as f64,
+    })?;
     Ok((
         changed,
         LoadChange {
@@ -716,6 +737,17 @@ mod tests {
         assert_eq!(
             change_load(&workload()[..1], 4, 0.5, LoadMethod::Scale, 0).unwrap_err(),
             LoadError::NoLoad
+        );
+        // Load 0.75 over a span of 200 s to 1000: the arrivals, at 0, 100
+        // and 200 s times 0.75 / 1000, all round to 0 s. Load 150 (0.75 x
+        // 200) keeps the span at about a second.
+        assert_eq!(
+            change_load(&workload(), 4, 1000.0, LoadMethod::Scale, 0)
+                .unwrap_err()
+                .to_string(),
+            "scaling the arrival times to load 1000 puts all of them in one second (their span \
+             of 200 s times 0.7500 / 1000); scale makes loads up to about 150 here: choose a \
+             lower target"
         );
         assert_eq!("expand".parse::<LoadMethod>(), Ok(LoadMethod::Expand));
         assert_eq!(

@@ -633,6 +633,8 @@ impl Spec {
                     let cwf = w.cwf.clone().unwrap_or_default();
                     cwf.validate()
                         .map_err(|e| invalid(format!("workload `{}`: {e}", w.name)))?;
+                    check_generated(&w.name, "cwf", cwf.params.machine_size, cwf.jobs)
+                        .map_err(invalid)?;
                     WorkloadKind::Cwf(Box::new(cwf))
                 }
                 _ if w.cwf.is_some() => {
@@ -669,6 +671,8 @@ impl Spec {
                             w.name
                         )));
                     }
+                    check_generated(&w.name, "lublin", lublin.nodes, lublin.jobs)
+                        .map_err(invalid)?;
                     if w.procs.is_some() || w.lenient {
                         return Err(invalid(format!(
                             "workload `{}`: procs and lenient apply to files only",
@@ -781,6 +785,21 @@ fn dedup_check<T: Ord + Clone>(values: impl Iterator<Item = T>) -> Option<T> {
 }
 
 /// Expands `${NAME}` and `$NAME` (letters, digits, `_`).
+/// A generated workload is made in memory before it is simulated: a
+/// machine a simulation cannot hold, or more jobs than it can index (job
+/// ids are 32-bit, as `schedsim generate` allows), is refused here, before
+/// the generator allocates for them.
+fn check_generated(name: &str, generator: &str, procs: u32, jobs: usize) -> Result<(), String> {
+    let max_jobs = u32::MAX as usize;
+    if procs > schedsim_sim_core::MAX_PROCS || jobs > max_jobs {
+        return Err(format!(
+            "workload `{name}`: {generator} has {procs} processors and {jobs} jobs; a simulation holds at most {} processors and {max_jobs} jobs",
+            schedsim_sim_core::MAX_PROCS
+        ));
+    }
+    Ok(())
+}
+
 fn expand_env(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
@@ -1023,6 +1042,21 @@ lublin = { nodes = 64, jobs = 100 }
         assert_eq!(
             with("file = \"${TRACES}/kth.swf.gz\"", ""),
             "/exp/sweep.toml: workload `kth` needs exactly one of `file`, `lublin` and `cwf`"
+        );
+        // Generated workloads are made in memory: refused before the
+        // generator allocates for them.
+        let file = "file = \"${TRACES}/kth.swf.gz\"\nlenient = true";
+        assert_eq!(
+            with(file, "lublin = { nodes = 64, jobs = 100000000000 }"),
+            "/exp/sweep.toml: workload `kth`: lublin has 64 processors and 100000000000 jobs; a \
+             simulation holds at most 16777216 processors and 4294967295 jobs"
+        );
+        assert!(
+            with(
+                file,
+                "cwf = { jobs = 10, params = { machine_size = 33554432 } }"
+            )
+            .contains("cwf has 33554432 processors and 10 jobs")
         );
     }
 }
