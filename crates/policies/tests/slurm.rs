@@ -128,6 +128,40 @@ fn fairshare_decays_over_two_half_lives() {
 }
 
 #[test]
+fn an_idle_gap_of_millions_of_years_passes_at_once() {
+    // Job 1 (user 1) runs [0, 100) on 1 of 2 processors; job 2 (user 2)
+    // arrives 2^52 s later. With PriorityCalcPeriod = 100 s that is 4.5e13
+    // periods: stepped one by one they took days. Once user 1's usage has
+    // decayed to zero (half-life 1000 s: d^100 = 0.933 a period, below the
+    // smallest float after about 10,000 periods) and nothing runs, the rest
+    // pass at once; without decay (half-life 0) nothing changes in them.
+    let gap: i64 = 1 << 52;
+    for (half_life, usage_after) in [(1000, 0.0), (0, 100.0)] {
+        let jobs = JobSet::from_jobs(
+            vec![
+                Job::new(1, 0, 1, 100, 100).with_user(1),
+                Job::new(2, gap, 1, 100, 100).with_user(2),
+            ],
+            &JobModel::new(2),
+        )
+        .unwrap();
+        let config = MultifactorConfig::new(
+            priority_conf(|c| {
+                c.weight_fairshare = 10_000;
+                c.decay_half_life = half_life;
+                c.calc_period = 100;
+            }),
+            SharesFile::default(),
+        );
+        let mut policy = SlurmBackfill::new(config, BackfillConf::default());
+        let schedule = simulate(&jobs, &mut policy).unwrap();
+        assert_eq!(schedule.start(JobId(1)), gap);
+        // Without decay job 1's usage is its 100 processor-seconds.
+        assert_eq!(policy.multifactor().user_usage(1), Some(usage_after));
+    }
+}
+
+#[test]
 fn classic_fairshare_in_an_account_tree() {
     // Accounts a (3 shares) and b (1 share) under root; users 1 and 2 in a
     // (1 share each), user 3 in b. S1 = S2 = 3/4 * 1/2 = 0.375, S3 = 0.25.

@@ -1313,7 +1313,23 @@ impl<'a> Simulation<'a> {
             start: self.state.segment_start(id),
             end: release,
         };
-        self.state.split_mut(id).used = run_time;
+        let split = self.state.split_mut(id);
+        // A policy that suspends a job each time its resume overhead ends
+        // would loop forever, a segment more each time.
+        split.idle_suspensions = if run_time == split.used {
+            split.idle_suspensions + 1
+        } else {
+            0
+        };
+        if split.idle_suspensions >= crate::MAX_IDLE_SUSPENSIONS {
+            return Err(SimError::NoProgress {
+                policy: self.policy.clone(),
+                number: self.jobs.job(id).number,
+                suspensions: split.idle_suspensions,
+                time: now,
+            });
+        }
+        split.used = run_time;
         let run = &mut self.state.runs[id.index()];
         run.sequence = sequence;
         run.end = release;

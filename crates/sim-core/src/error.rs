@@ -163,6 +163,22 @@ pub enum SimError {
         /// Simulated time of the decision.
         time: Time,
     },
+    /// The policy suspended a job [`MAX_IDLE_SUSPENSIONS`](crate::MAX_IDLE_SUSPENSIONS)
+    /// times in a row without the job running a second in between (each
+    /// suspension as its resume overhead ended): it would never finish.
+    #[error(
+        "policy {policy} suspended job {number} {suspensions} times in a row by time {time} without letting it run: each resumption's overhead lasts until the next suspension, so it would never finish (lower --resume-overhead or give the job longer turns)"
+    )]
+    NoProgress {
+        /// The policy's name.
+        policy: String,
+        /// The job's number (SWF field 1).
+        number: u64,
+        /// Suspensions in a row without progress.
+        suspensions: u32,
+        /// Simulated time of the last one.
+        time: Time,
+    },
     /// [`Simulation::finish`](crate::Simulation::finish) was called while
     /// events were left.
     #[error("the run of policy {policy} was finished at time {time} with events left")]

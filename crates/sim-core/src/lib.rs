@@ -143,6 +143,11 @@ pub const MAX_TIME: Time = 1 << 53;
 /// ([`JobModelError::TooManyProcessors`]) before anything is allocated.
 pub const MAX_PROCS: u32 = 1 << 24;
 
+/// The most suspensions in a row a job may have without running a second
+/// in between: the next is [`SimError::NoProgress`], since a policy that
+/// suspends a job as soon as each resume overhead ends would never finish.
+pub const MAX_IDLE_SUSPENSIONS: u32 = 1000;
+
 /// A xorshift generator for the unit tests' random operations:
 /// `next(bound)` is below `bound`.
 #[cfg(test)]

@@ -87,6 +87,9 @@ pub(crate) struct SplitRun {
     pub(crate) progress_from: Time,
     /// Wall time the current segment (or the suspend overhead) began.
     pub(crate) segment_start: Time,
+    /// Suspensions in a row that found no run time used since the one
+    /// before ([`crate::MAX_IDLE_SUSPENSIONS`]).
+    pub(crate) idle_suspensions: u32,
 }
 
 /// One entry of the running list, ordered by expected end then start
@@ -449,6 +452,7 @@ impl SimState {
                 used: self.used(id),
                 progress_from: self.progress_from(id),
                 segment_start: self.segment_start(id),
+                idle_suspensions: 0,
             };
             self.runs[id.index()].split = self.splits.len() as u32;
             self.splits.push(entry);

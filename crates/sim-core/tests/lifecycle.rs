@@ -702,3 +702,57 @@ fn the_view_tells_the_policy_the_switch_overheads_and_counters_default_to_none()
     // A policy reports no counters unless it keeps some.
     assert!(recorder.counters().is_empty());
 }
+
+#[test]
+fn a_job_suspended_whenever_its_resume_overhead_ends_is_an_error_not_a_loop() {
+    // Resume overhead 2 s, no suspend overhead. The policy starts job 7 at
+    // 0 and suspends it at 1 (1 s of work done); a second after each
+    // suspension it resumes the job, and suspends it as soon as it may, 2 s
+    // later, when the overhead is just over: the job never runs again.
+    // Each such suspension is idle; the 1,000th stops the run.
+    struct Treadmill;
+    impl Policy for Treadmill {
+        fn name(&self) -> &str {
+            "treadmill"
+        }
+        fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+            let job = JobId(0);
+            match view.state(job) {
+                JobState::Waiting => {
+                    decisions.start(job);
+                    decisions.wake_at(1);
+                }
+                JobState::Suspended => {
+                    decisions.resume(job);
+                    decisions.wake_at(view.now() + 2);
+                }
+                JobState::Running => {
+                    decisions.suspend(job);
+                    decisions.wake_at(view.now() + 1);
+                }
+                _ => {}
+            }
+        }
+    }
+    let jobs = set(4, vec![Job::new(7, 0, 4, 100, 100)]);
+    let options = SimOptions::default().with_switch_overhead(SwitchOverhead {
+        suspend: 0,
+        resume: 2,
+    });
+    let error = simulate_with(&jobs, &mut Treadmill, &options).unwrap_err();
+    // Suspensions at 1 (work done), then every 3 s (resumed a second
+    // later, suspended 2 s after that) at 4, 7, ...: the 1,000th idle one
+    // at 1 + 3 x 1000 = 3001.
+    assert_eq!(
+        error,
+        SimError::NoProgress {
+            policy: "treadmill".to_owned(),
+            number: 7,
+            suspensions: 1000,
+            time: 3001,
+        }
+    );
+    assert!(error.to_string().starts_with(
+        "policy treadmill suspended job 7 1000 times in a row by time 3001 without letting it run"
+    ));
+}

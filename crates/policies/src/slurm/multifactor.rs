@@ -83,6 +83,9 @@ pub struct Multifactor {
     /// `scale` only).
     usage: Vec<f64>,
     scale: f64,
+    /// Every usage is 0 (none charged yet, or all decayed below the
+    /// smallest float).
+    usage_is_zero: bool,
     /// The last calc period processed (Slurm's g_last_ran).
     last_tick: Time,
     /// Jobs charged while they run: (job, start, processors).
@@ -118,6 +121,7 @@ impl Multifactor {
             job_assoc: Vec::new(),
             usage: Vec::new(),
             scale: 1.0,
+            usage_is_zero: true,
             last_tick: Time::MIN,
             running: Vec::new(),
             priority: Vec::new(),
@@ -183,6 +187,19 @@ impl Multifactor {
         let mut next_end = 0;
         let mut ticked = false;
         while self.last_tick + period <= now {
+            if next_end == self.running.len() && (self.usage_is_zero || self.decay_factor == 1.0) {
+                // Nothing runs and nothing is left to decay: the periods up
+                // to now change no usage, so they pass at once (a long idle
+                // gap would otherwise take one step per period). The scale
+                // of zero usage restarts at 1, as the walk's renormalization
+                // would set it.
+                self.last_tick += (now - self.last_tick) / period * period;
+                if self.decay_factor != 1.0 {
+                    self.scale = 1.0;
+                }
+                ticked = true;
+                break;
+            }
             let tick = self.last_tick + period;
             while next_end < ends.len() && ends[next_end].0 <= tick {
                 let (end, index) = ends[next_end];
@@ -275,6 +292,7 @@ impl Multifactor {
                 *usage *= self.scale;
             }
             self.scale = 1.0;
+            self.usage_is_zero = self.usage.iter().all(|&usage| usage == 0.0);
         }
     }
 
@@ -289,6 +307,7 @@ impl Multifactor {
         }
         let amount = delta * self.decay_factor.powf(delta) * f64::from(size) / self.scale;
         let Some(tree) = &self.tree else { return };
+        self.usage_is_zero = false;
         let mut node = self.job_assoc[id.index()] as usize;
         loop {
             self.usage[node] += amount;
