@@ -428,6 +428,21 @@ file = "tiny.swf"
         "{results}"
     );
 
+    // A cell file whose hash was edited is no result of this spec: merge
+    // refuses it (a run would rerun it), as it refuses a missing cell.
+    let first = out.join("cells").join(names[0]);
+    let text = fs::read_to_string(&first).unwrap();
+    let hash = names[0].trim_end_matches(".json");
+    fs::write(&first, text.replace(hash, "0123456789abcdef")).unwrap();
+    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--merge"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        stderr.contains("holds another cell's result than its name says"),
+        "{stderr}"
+    );
+    fs::write(&first, text).unwrap();
+
     // While a sweep holds the shard's lock, a second one refuses.
     let lock = fs::OpenOptions::new()
         .write(true)

@@ -107,6 +107,49 @@ pub enum RunDirError {
         /// The column.
         column: &'static str,
     },
+    /// summary.json has no job count (`normalization.jobs`) to check
+    /// jobs.csv against.
+    #[error(
+        "{path} has no job count (normalization.jobs) to check jobs.csv against; it is not a summary simulate wrote (run it again)"
+    )]
+    NoJobCount {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A job of jobs.csv starts before it is submitted or finishes
+    /// before it starts.
+    #[error(
+        "{path}:{line}: job {number} has inconsistent times: submitted at {submit}, started at {start}, finished at {finish}"
+    )]
+    InconsistentJob {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The job number.
+        number: u64,
+        /// Submission time.
+        submit: i64,
+        /// Start time.
+        start: i64,
+        /// Finish time.
+        finish: i64,
+    },
+    /// A job of jobs.csv holds processors the machine of summary.json does
+    /// not have.
+    #[error("{path}:{line}: job {number} ran on processor {processor}, but the machine has {procs} (0 to {last})", last = procs - 1)]
+    OutsideMachine {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The job number.
+        number: u64,
+        /// The first processor beyond the machine.
+        processor: u32,
+        /// Processors of the machine (at least 1).
+        procs: u32,
+    },
     /// A jobs.csv value does not parse.
     #[error("{path}:{line}: column `{column}`: cannot read `{value}`")]
     BadValue {
@@ -142,10 +185,18 @@ impl RunDir {
                 path: summary_path,
                 source,
             })?;
-        let (mut jobs, rejected, rows) = parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"))?;
-        if let Some(counted) = summary["normalization"]["jobs"].as_u64()
-            && counted != rows.len() as u64
-        {
+        let procs = summary["machine"]["procs"]
+            .as_u64()
+            .and_then(|p| u32::try_from(p).ok())
+            .filter(|&p| p > 0);
+        let (mut jobs, rejected, rows) =
+            parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"), procs)?;
+        let Some(counted) = summary["normalization"]["jobs"].as_u64() else {
+            return Err(RunDirError::NoJobCount {
+                path: dir.join("summary.json"),
+            });
+        };
+        if counted != rows.len() as u64 {
             return Err(RunDirError::Inconsistent {
                 dir: dir.to_path_buf(),
                 rows: rows.len(),
@@ -240,7 +291,9 @@ fn csv_header(
         })
 }
 
-fn parse_jobs_csv(text: &str, path: &Path) -> Result<ParsedJobs, RunDirError> {
+/// The rows of jobs.csv, each checked: times in order, and (given the
+/// machine's `procs`) processors on the machine.
+fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJobs, RunDirError> {
     let mut reader = csv_reader(text);
     let header = csv_header(&mut reader, path)?;
     // Optional: files written before final states existed lack it.
@@ -285,17 +338,39 @@ fn parse_jobs_csv(text: &str, path: &Path) -> Result<ParsedJobs, RunDirError> {
         }
         rows.push(Some(jobs.len()));
         let allocation = parse_allocation(field(5)).ok_or_else(|| bad(5, field(5)))?;
-        let procs: u64 = allocation
+        if let Some(machine) = procs
+            && let Some(&(_, last)) = allocation.iter().find(|&&(_, last)| last >= machine)
+        {
+            return Err(RunDirError::OutsideMachine {
+                path: path.to_path_buf(),
+                line,
+                number,
+                processor: last,
+                procs: machine,
+            });
+        }
+        let size: u64 = allocation
             .iter()
             .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
             .sum();
+        let (submit, start, finish) = (int(1)?, int(3)?, int(4)?);
+        if start < submit || finish < start {
+            return Err(RunDirError::InconsistentJob {
+                path: path.to_path_buf(),
+                line,
+                number,
+                submit,
+                start,
+                finish,
+            });
+        }
         jobs.push(RunJob {
             number,
             job: CompletedJob::new(
-                int(1)?,
-                int(3)?,
-                int(4)?,
-                u32::try_from(procs).map_err(|_| bad(5, field(5)))?,
+                submit,
+                start,
+                finish,
+                u32::try_from(size).map_err(|_| bad(5, field(5)))?,
             ),
             estimate: int(2)?,
             allocation,
@@ -372,7 +447,7 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
 7,5,3,100,1,10,90,100,5,95,1.05,0-1 4,1
 8,6,1,10,1,6,0,6,0,0,0,,1
 ";
-        let (jobs, rejected, _) = parse_jobs_csv(text, Path::new("jobs.csv")).unwrap();
+        let (jobs, rejected, _) = parse_jobs_csv(text, Path::new("jobs.csv"), Some(8)).unwrap();
         assert!(rejected.is_empty());
         // 0-1 is two processors, 4 is one: 3.
         assert_eq!(jobs[0].job, CompletedJob::new(5, 10, 100, 3));
@@ -380,10 +455,26 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
         assert_eq!((jobs[1].number, jobs[1].job.procs), (8, 0));
         let bad = text.replace("0-1 4", "1-0");
         assert_eq!(
-            parse_jobs_csv(&bad, Path::new("jobs.csv"))
+            parse_jobs_csv(&bad, Path::new("jobs.csv"), Some(8))
                 .unwrap_err()
                 .to_string(),
             "jobs.csv:2: column `allocated_resources`: cannot read `1-0`"
+        );
+        // Job 7 started (10) before it was submitted (50): named by its
+        // number and line, not its row index.
+        let early = text.replacen("7,5,", "7,50,", 1);
+        assert_eq!(
+            parse_jobs_csv(&early, Path::new("jobs.csv"), Some(8))
+                .unwrap_err()
+                .to_string(),
+            "jobs.csv:2: job 7 has inconsistent times: submitted at 50, started at 10, finished at 100"
+        );
+        // Processor 4 is beyond a 4-processor machine (0 to 3).
+        assert_eq!(
+            parse_jobs_csv(text, Path::new("jobs.csv"), Some(4))
+                .unwrap_err()
+                .to_string(),
+            "jobs.csv:2: job 7 ran on processor 4, but the machine has 4 (0 to 3)"
         );
     }
 }

@@ -218,6 +218,13 @@ fn lock_shard(out: &Path, (index, count): (usize, usize)) -> Result<fs::File, Sw
     }
 }
 
+/// Where a sweep without `--out` or `output` writes: `sweeps/NAME`, the
+/// name made one path segment (a name like `../x` or `/tmp/x` stays
+/// inside `sweeps/`).
+fn default_output(name: &str) -> PathBuf {
+    PathBuf::from("sweeps").join(spec::path_segment(name))
+}
+
 /// Runs a sweep (see the crate docs): the cells, `--merge`, or `--slurm`.
 ///
 /// # Errors
@@ -231,7 +238,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
     let out = match (&args.out, &spec.output) {
         (Some(out), _) => out.clone(),
         (None, Some(output)) => output.clone(),
-        (None, None) => PathBuf::from("sweeps").join(&spec.name),
+        (None, None) => default_output(&spec.name),
     };
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     if args.slurm {
@@ -248,8 +255,9 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
         };
         fs::create_dir_all(out.join("slurm"))
             .map_err(|e| format!("cannot create {}/slurm: {e}", out.display()))?;
+        // One segment: no newline can add a line to the script.
         let text = slurm::script(
-            &spec.name,
+            &spec::path_segment(&spec.name),
             &absolute(&binary),
             &absolute(&args.spec),
             &absolute(&out),
@@ -320,4 +328,21 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
         out.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_name_stays_inside_the_sweeps_folder() {
+        // `/` and a leading `.` become `_`: one segment under sweeps/.
+        assert_eq!(default_output("kth"), Path::new("sweeps/kth"));
+        assert_eq!(
+            default_output("../../ESCAPED"),
+            Path::new("sweeps/_.._.._ESCAPED")
+        );
+        assert_eq!(default_output("/tmp/ABS"), Path::new("sweeps/_tmp_ABS"));
+        assert_eq!(default_output(".."), Path::new("sweeps/_.."));
+    }
 }

@@ -109,9 +109,10 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
                 fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let result: CellResult = serde_json::from_slice(&bytes)
                 .map_err(|e| format!("{} is not a cell result: {e}", path.display()))?;
-            if result.config != cell.config {
+            // The checks of a resumed run, which reruns such a cell.
+            if result.hash != cell.hash || result.config != cell.config {
                 return Err(format!(
-                    "{} holds another configuration than its name says",
+                    "{} holds another cell's result than its name says; run the sweep again (it reruns such cells) before --merge",
                     path.display()
                 ));
             }
