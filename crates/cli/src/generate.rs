@@ -636,7 +636,30 @@ fn report(
         s.arrival_scale,
         started.elapsed().as_secs_f64(),
     )
-    .map_err(GenerateError::Output)
+    .map_err(GenerateError::Output)?;
+    if let Some(warning) = outcome.load_missed() {
+        writeln!(out, "{warning}").map_err(GenerateError::Output)?;
+    }
+    Ok(())
+}
+
+impl GenerateOutcome {
+    /// A warning when a target load was set and the file's offered load is
+    /// not within 0.1% of it (too few jobs, or arrivals that no scale
+    /// spreads further: the search stops at its bounds).
+    pub fn load_missed(&self) -> Option<String> {
+        let target = self.target_load?;
+        let reached = self.summary.offered_load;
+        if reached.is_some_and(|load| ((load - target) / target).abs() <= 0.001) {
+            return None;
+        }
+        let reached = reached.map_or_else(|| "undefined".to_owned(), |l| format!("{l:.4}"));
+        Some(format!(
+            "warning: the offered load is {reached}, not within 0.1% of the target {target} (submit times are whole seconds, and these {} jobs span {} s); generate more jobs or choose another load",
+            self.summary.jobs,
+            self.summary.span()
+        ))
+    }
 }
 
 // Value parsers: the error text follows clap's "invalid value 'X' for

@@ -46,6 +46,9 @@ pub enum FileOutcome {
         path: PathBuf,
         /// The counts.
         summary: ReadSummary,
+        /// The warning for job numbers given to more than one job, if any
+        /// (the results of a run name jobs by number).
+        repeated_numbers: Option<String>,
     },
     /// Strict mode met a bad line, or the file could not be read.
     Failed {
@@ -117,30 +120,54 @@ fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
         Ok(reader) => reader,
         Err(error) => return failed(error),
     };
-    for record in reader.by_ref() {
-        if let Err(error) = record {
-            return failed(error);
+    let mut numbers = Vec::new();
+    for (index, record) in reader.by_ref().enumerate() {
+        match record {
+            Err(error) => return failed(error),
+            Ok(record) if !record.is_command() => numbers.push((record.job_number, index)),
+            Ok(_) => {}
         }
     }
     let (_, summary) = reader.into_parts();
     FileOutcome::Read {
         path: path.to_path_buf(),
         summary,
+        repeated_numbers: schedsim_run::repeated_job_numbers(numbers),
     }
 }
 
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {
     match outcome {
         FileOutcome::Failed { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
-        FileOutcome::Read { path, summary } if !lenient => writeln!(
-            out,
-            "ok    {}: {}{}",
-            path.display(),
-            plural(summary.records, "record"),
-            rounded_note(summary)
-        ),
-        FileOutcome::Read { path, summary } => {
-            let status = if summary.is_clean() { "ok   " } else { "WARN " };
+        FileOutcome::Read {
+            path,
+            summary,
+            repeated_numbers,
+        } if !lenient => {
+            let status = if repeated_numbers.is_some() {
+                "WARN "
+            } else {
+                "ok   "
+            };
+            writeln!(
+                out,
+                "{status} {}: {}{}",
+                path.display(),
+                plural(summary.records, "record"),
+                rounded_note(summary)
+            )?;
+            if let Some(warning) = repeated_numbers {
+                writeln!(out, "      {warning}")?;
+            }
+            Ok(())
+        }
+        FileOutcome::Read {
+            path,
+            summary,
+            repeated_numbers,
+        } => {
+            let clean = summary.is_clean() && repeated_numbers.is_none();
+            let status = if clean { "ok   " } else { "WARN " };
             writeln!(
                 out,
                 "{status} {}: {}, {} skipped, {}, {}{}",
@@ -165,6 +192,9 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
             let hidden = summary.issues.values().sum::<u64>() - summary.examples.len() as u64;
             if hidden > 0 {
                 writeln!(out, "      ... and {hidden} more")?;
+            }
+            if let Some(warning) = repeated_numbers {
+                writeln!(out, "      {warning}")?;
             }
             Ok(())
         }

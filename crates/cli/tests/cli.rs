@@ -71,6 +71,28 @@ fn validate_accepts_good_files_and_rejects_bad_ones() {
 }
 
 #[test]
+fn validate_warns_of_job_numbers_given_twice() {
+    // LINE_A twice: job number 1 at records 1 and 2. The file is valid
+    // (exit 0), but results name jobs by number, so it is flagged.
+    let dir = temp_dir("validate-dup");
+    let twice = write(
+        &dir,
+        "twice.swf",
+        &format!("; MaxProcs: 8\n{LINE_A}\n{LINE_A}\n"),
+    );
+    let o = run(&["validate", s(&twice)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "WARN  {}: 2 records\n      warning: 1 job number given to more than one job (1 extra \
+             job); e.g. job 1 at records 1, 2; results name jobs by number, so renumber the input\n",
+            twice.display()
+        )
+    );
+}
+
+#[test]
 fn validate_lenient_counts_by_reason_and_exits_0() {
     let dir = temp_dir("lenient");
     let bad = write(

@@ -139,6 +139,29 @@ fn load_is_within_two_percent_for_10k_jobs() {
 }
 
 #[test]
+fn a_load_target_out_of_reach_is_warned_about() {
+    // 3 jobs: the search squeezes their arrivals into whole seconds, and
+    // no spacing of them gives load 1000 (the closest is 1.0625 here). The
+    // file is written, with a warning under the summary.
+    let dir = temp_dir("load-missed");
+    let path = dir.join("three.swf");
+    let report = ok(&format!(
+        "generate lublin --procs 128 -n 3 --seed 1 --load 1000 -o {}",
+        path.display()
+    ));
+    assert!(
+        report.contains("warning: the offered load is 1.0625, not within 0.1% of the target 1000"),
+        "{report}"
+    );
+    // 1,000 jobs reach load 0.7 to 0.1%: no warning.
+    let report = ok(&format!(
+        "generate lublin --procs 128 -n 1000 --seed 1 --load 0.7 -o {}",
+        path.display()
+    ));
+    assert!(!report.contains("warning"), "{report}");
+}
+
+#[test]
 fn output_passes_schedsim_validate() {
     let dir = temp_dir("validate");
     let (swf, cwf, lublin_cwf) = (dir.join("l.swf.gz"), dir.join("c.cwf"), dir.join("l.cwf"));

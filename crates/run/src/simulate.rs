@@ -379,6 +379,32 @@ fn machine_size_keys(header: &Header) -> String {
     format!("{} and {}", describe("MaxProcs"), describe("MaxNodes"))
 }
 
+/// The warning for job numbers given to more than one job, from each
+/// job's (number, 0-based record index) in any order; `None` if every
+/// number is used once. `schedsim validate` and the run's notes print it.
+pub fn repeated_job_numbers(numbers: impl IntoIterator<Item = (u64, usize)>) -> Option<String> {
+    let mut numbers: Vec<(u64, usize)> = numbers.into_iter().collect();
+    numbers.sort_unstable();
+    let repeated: Vec<&[(u64, usize)]> = numbers
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() > 1)
+        .collect();
+    let first = repeated.first()?;
+    let extra: usize = repeated.iter().map(|group| group.len() - 1).sum();
+    Some(format!(
+        "warning: {} given to more than one job ({}); e.g. job {} at records {}; \
+         results name jobs by number, so renumber the input",
+        plural(repeated.len() as u64, "job number"),
+        plural(extra as u64, "extra job"),
+        first[0].0,
+        first
+            .iter()
+            .map(|(_, index)| (index + 1).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 /// What a user should know about the input before reading the results:
 /// the lines lenient mode skipped or kept with a warning (by reason, with
 /// the first example), job numbers given to more than one job (results name
@@ -410,32 +436,14 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
     let increasing = submissions()
         .zip(submissions().skip(1))
         .all(|(a, b)| a.job_number < b.job_number);
-    let mut numbers: Vec<(u64, usize)> = loaded
-        .records
-        .iter()
-        .enumerate()
-        .filter(|(_, record)| !increasing && !record.is_command())
-        .map(|(index, record)| (record.job_number, index))
-        .collect();
-    numbers.sort_unstable();
-    let repeated: Vec<&[(u64, usize)]> = numbers
-        .chunk_by(|a, b| a.0 == b.0)
-        .filter(|group| group.len() > 1)
-        .collect();
-    if let Some(first) = repeated.first() {
-        let extra: usize = repeated.iter().map(|group| group.len() - 1).sum();
-        notes.push(format!(
-            "warning: {} given to more than one job ({}); e.g. job {} at records {}; \
-             results name jobs by number, so renumber the input",
-            plural(repeated.len() as u64, "job number"),
-            plural(extra as u64, "extra job"),
-            first[0].0,
-            first
-                .iter()
-                .map(|(_, index)| (index + 1).to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+    if !increasing {
+        let numbers = loaded
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| !record.is_command())
+            .map(|(index, record)| (record.job_number, index));
+        notes.extend(repeated_job_numbers(numbers));
     }
     let header = &loaded.header;
     let mut keys: Vec<String> = header
@@ -2132,20 +2140,27 @@ fn report(
         "queue",
         "time"
     )?;
+    // A metric without jobs to measure (all dropped or rejected) is `-`,
+    // as in summary.json's null, not 0.
+    let cell = |value: Option<f64>, width: usize, decimals: usize| {
+        value.map_or_else(
+            || format!("{:>width$}", "-"),
+            |v| format!("{v:>width$.decimals$}"),
+        )
+    };
     for run in runs {
         let m = &run.metrics;
-        let mean = |s: Option<schedsim_metrics::Summary>| s.map_or(0.0, |s| s.mean);
         writeln!(
             out,
-            "{:<width$} {:>6.3} {:>10.0} {:>10.0} {:>9.2} {:>9.1} {:>7.2} {:>10.0} {:>7.1} {:>7.3}s",
+            "{:<width$} {:>6.3} {} {} {} {} {} {} {:>7.1} {:>7.3}s",
             run.spec.to_string(),
             m.utilization,
-            mean(m.wait),
-            m.wait.map_or(0.0, |s| s.p95),
-            mean(m.bounded_slowdown),
-            m.bounded_slowdown.map_or(0.0, |s| s.max),
-            m.mean_based_slowdown.unwrap_or(0.0),
-            m.awrt.unwrap_or(0.0),
+            cell(m.wait.map(|s| s.mean), 10, 0),
+            cell(m.wait.map(|s| s.p95), 10, 0),
+            cell(m.bounded_slowdown.map(|s| s.mean), 9, 2),
+            cell(m.bounded_slowdown.map(|s| s.max), 9, 1),
+            cell(m.mean_based_slowdown, 7, 2),
+            cell(m.awrt, 10, 0),
             m.queue_length.mean,
             run.elapsed.as_secs_f64(),
         )?;
