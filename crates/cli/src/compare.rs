@@ -33,7 +33,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 0.90)]
     pub level: f64,
     /// Number of batches of the batch-means method.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = schedsim_run::whole_number::<u32>(0))]
     pub batches: u32,
     /// Print JSON instead of a table.
     #[arg(long)]

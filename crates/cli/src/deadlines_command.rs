@@ -20,7 +20,7 @@ pub struct DeadlinesArgs {
     #[arg(long, short = 'w', value_name = "FILE")]
     pub workload: PathBuf,
     /// Processors of the machine (default: the header's MaxProcs).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
+    #[arg(long, value_name = "N", value_parser = schedsim_run::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub procs: Option<u32>,
     /// Skip bad lines and unsimulatable jobs (counted).
     #[arg(long)]

@@ -100,7 +100,7 @@ pub struct LublinArgs {
     /// parameters are for 128).
     #[arg(long, value_name = "P", conflicts_with = "params",
           required_unless_present_any = ["params", "print_params"],
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
+          value_parser = schedsim_run::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub procs: Option<u32>,
     /// Target offered load: every inter-arrival time is scaled by one factor
     /// until sum(size x runtime) / (procs x span) is within 0.1% of it.
@@ -196,11 +196,11 @@ pub struct CwfArgs {
     pub barr: Option<f64>,
     /// Processors of the machine. Default 320.
     #[arg(long, value_name = "P", conflicts_with = "params",
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
+          value_parser = schedsim_run::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub procs: Option<u32>,
     /// Processors per allocation block. Default 32.
     #[arg(long, value_name = "N", conflicts_with = "params",
-          value_parser = clap::value_parser!(u32).range(1..))]
+          value_parser = schedsim_run::whole_number::<u32>(1))]
     pub block_size: Option<u32>,
     /// The requested time: `exact` or `f:F`, optionally `,rounded` (as for
     /// `generate lublin`). Default exact.

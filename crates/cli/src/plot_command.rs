@@ -42,11 +42,11 @@ pub struct GanttArgs {
     #[arg(value_name = "RUN_DIR")]
     pub run: PathBuf,
     /// Window start, seconds (default: the first start).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(i128::MIN, i128::MAX))]
     pub from: Option<i64>,
     /// Window end, seconds (default: the window holds the first 300 job
     /// starts after --from).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(i128::MIN, i128::MAX))]
     pub to: Option<i64>,
     /// Colour by start order (backfilled jobs stand out) or runtime class.
     #[arg(long, value_enum, default_value_t = GanttColor::Order)]

@@ -72,4 +72,4 @@ pub use simulate::{
     segments_csv, simulate, simulate_observed, summary_json, workload_notes, write_atomically,
     write_atomically_with, write_jobs_csv, write_run,
 };
-pub use whole_number::{Unsigned, whole_number};
+pub use whole_number::{Whole, whole_number, whole_number_in};

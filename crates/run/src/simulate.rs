@@ -99,11 +99,11 @@ pub struct SimulateArgs {
     pub workload: Option<PathBuf>,
     /// Processors of the machine (default: the header's MaxProcs, else
     /// MaxNodes).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
+    #[arg(long, value_name = "N", value_parser = crate::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub procs: Option<u32>,
     /// Allocation granularity: jobs occupy multiples of this many
     /// processors (e.g. 32 on a BlueGene/P).
-    #[arg(long, value_name = "G", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "G", default_value_t = 1, value_parser = crate::whole_number::<u32>(1))]
     pub granularity: u32,
     /// A policy, `NAME[:key=value,...]`; repeat to compare several
     /// (default: fcfs, easy, conservative). `schedsim policies` lists them.
@@ -122,7 +122,8 @@ pub struct SimulateArgs {
     #[arg(long, value_enum, default_value_t = Overrun::Kill)]
     pub overrun: Overrun,
     /// Bounded-slowdown threshold, seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = crate::whole_number_in::<i64>(i128::MIN, i128::MAX))]
     pub tau: i64,
     /// Fraction of the first jobs left out of per-job statistics.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
@@ -153,7 +154,7 @@ pub struct SimulateArgs {
     pub load_seed: u64,
     /// Keep at most N elastic control commands (CWF ET/RT/EP/RP lines) per
     /// job, in time order; later ones are dropped and counted.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::whole_number::<u32>(0))]
     pub max_commands_per_job: Option<u32>,
     /// Where runtime estimates come from: the workload's requested times
     /// (`recorded`), or the runtimes themselves (`exact`, as the QoPS and
@@ -181,14 +182,15 @@ pub struct SimulateArgs {
     pub simultaneous_ends: Ends,
     /// Seconds a suspension takes (the job holds its processors and makes
     /// no progress), for policies that suspend jobs.
-    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..=1 << 40))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = crate::whole_number_in::<i64>(0, 1 << 40))]
     pub suspend_overhead: i64,
     /// Seconds a resumption takes before the job runs again.
-    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..=1 << 40))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, value_parser = crate::whole_number_in::<i64>(0, 1 << 40))]
     pub resume_overhead: i64,
     /// The log's time 0 in seconds since the Unix epoch, for policies that
     /// depend on local time (default: the header's UnixStartTime, else 0).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true,
+          value_parser = crate::whole_number_in::<i64>(i128::MIN, i128::MAX))]
     pub epoch: Option<i64>,
     /// The log's time zone, an IANA name such as Europe/Stockholm (default:
     /// the header's TimeZoneString, else its fixed TimeZone offset, else
@@ -200,7 +202,7 @@ pub struct SimulateArgs {
     /// the rest enlarged, by N / the trace's processors x
     /// --scale-adjustment; see `schedsim_sim_core::scale_machine`). Applied
     /// before --load; summary.json records what was done.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
+    #[arg(long, value_name = "N", value_parser = crate::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub scale_to: Option<u32>,
     /// Seed of --scale-to's draws (which jobs are duplicated, extra copies).
     #[arg(long, value_name = "S", default_value_t = 0, value_parser = crate::whole_number::<u64>(0))]

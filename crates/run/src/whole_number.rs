@@ -1,5 +1,6 @@
-//! A clap value parser for unsigned options that answers any integer,
-//! negative or too large, with the range it must lie in.
+//! Clap value parsers for integer options that answer any integer,
+//! negative or too large, with the range it must lie in, and anything
+//! else with "expected a whole number".
 
 use std::fmt::Display;
 
@@ -28,41 +29,69 @@ pub fn whole_number<T>(
     min: u64,
 ) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
 where
-    T: Unsigned,
+    T: Whole,
 {
+    whole_number_in(i128::from(min), T::LARGEST)
+}
+
+/// Like [`whole_number`], for a whole number of type `T` in `min..=max`
+/// (signed types too): `--tau 1.5` gets "expected a whole number", not
+/// clap's "invalid digit found in string".
+///
+/// ```
+/// let overhead = schedsim_run::whole_number_in::<i64>(0, 1 << 40);
+/// assert_eq!(overhead("60"), Ok(60));
+/// assert_eq!(overhead("1.5").unwrap_err(), "expected a whole number in 0..=1099511627776");
+/// assert_eq!(overhead("-1").unwrap_err(), "-1 is not in 0..=1099511627776");
+/// ```
+pub fn whole_number_in<T>(
+    min: i128,
+    max: i128,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: Whole,
+{
+    let (min, max) = (min.max(T::SMALLEST), max.min(T::LARGEST));
     move |text: &str| {
-        let range = || format!("{min}..={}", T::LARGEST);
-        let value: i128 = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("expected a whole number in {}", range()))?;
-        match u64::try_from(value) {
-            Ok(v) if v >= min && v <= T::LARGEST => Ok(T::from_u64(v)),
-            _ => Err(format!("{value} is not in {}", range())),
+        let range = format!("{min}..={max}");
+        let Ok(value) = text.trim().parse::<i128>() else {
+            return Err(if (min, max) == (T::SMALLEST, T::LARGEST) {
+                "expected a whole number".to_owned()
+            } else {
+                format!("expected a whole number in {range}")
+            });
+        };
+        if (min..=max).contains(&value) {
+            Ok(T::from_i128(value))
+        } else {
+            Err(format!("{value} is not in {range}"))
         }
     }
 }
 
-/// The unsigned types [`whole_number`] parses.
-pub trait Unsigned: Display + Copy + Send + Sync + 'static {
+/// The integer types [`whole_number`] and [`whole_number_in`] parse.
+pub trait Whole: Display + Copy + Send + Sync + 'static {
+    /// The type's smallest value.
+    const SMALLEST: i128;
     /// The type's largest value.
-    const LARGEST: u64;
-    /// `value`, which is at most [`Self::LARGEST`].
-    fn from_u64(value: u64) -> Self;
+    const LARGEST: i128;
+    /// `value`, which is in `SMALLEST..=LARGEST`.
+    fn from_i128(value: i128) -> Self;
 }
 
-macro_rules! unsigned {
+macro_rules! whole {
     ($($t:ty),*) => {$(
-        impl Unsigned for $t {
-            const LARGEST: u64 = <$t>::MAX as u64;
-            fn from_u64(value: u64) -> Self {
+        impl Whole for $t {
+            const SMALLEST: i128 = <$t>::MIN as i128;
+            const LARGEST: i128 = <$t>::MAX as i128;
+            fn from_i128(value: i128) -> Self {
                 value as $t
             }
         }
     )*};
 }
 // usize is at most 64 bits on every target Rust supports.
-unsigned!(u8, u16, u32, u64, usize);
+whole!(u8, u16, u32, u64, usize, i32, i64);
 
 #[cfg(test)]
 mod tests {
@@ -81,10 +110,8 @@ mod tests {
             seed("18446744073709551616"),
             Err("18446744073709551616 is not in 0..=18446744073709551615".to_owned())
         );
-        assert_eq!(
-            seed("1.5"),
-            Err("expected a whole number in 0..=18446744073709551615".to_owned())
-        );
+        // The whole type's range: no range to name.
+        assert_eq!(seed("1.5"), Err("expected a whole number".to_owned()));
         let count = whole_number::<u32>(1);
         assert_eq!(count("0"), Err("0 is not in 1..=4294967295".to_owned()));
         assert_eq!(

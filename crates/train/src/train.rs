@@ -48,7 +48,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 105, value_parser = schedsim_run::whole_number::<usize>(1))]
     pub lambda: usize,
     /// Generations.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = schedsim_run::whole_number::<u32>(0))]
     pub generations: u32,
     /// Seed of the evolution strategy.
     #[arg(long, default_value_t = 1, value_parser = schedsim_run::whole_number::<u64>(0))]
@@ -66,7 +66,7 @@ pub struct TrainArgs {
     pub overrun: Overrun,
     /// Scale every workload to N processors (Ernemann et al.; a workload
     /// already on N is unchanged).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(schedsim_sim_core::MAX_PROCS)))]
+    #[arg(long, value_name = "N", value_parser = schedsim_run::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub scale_to: Option<u32>,
     /// The scaling's job count per training workload, in order (e.g. 167375
     /// for KTH, Table I): sets the adjustment of each.
@@ -83,7 +83,7 @@ pub struct TrainArgs {
     #[arg(long, value_enum, default_value_t = Invoke::PerTimestamp)]
     pub invoke: Invoke,
     /// Stop after this generation, as if killed (a rerun resumes).
-    #[arg(long, value_name = "G")]
+    #[arg(long, value_name = "G", value_parser = schedsim_run::whole_number::<u32>(0))]
     pub stop_after: Option<u32>,
 }
 
