@@ -245,7 +245,7 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
         ),
         (
             vec!["simulate", "-w", w, "--load", "-2"],
-            "the target load must be a positive number, not -2",
+            "invalid value '-2' for '--load <L>': expected a positive number",
         ),
         (
             vec![
@@ -306,6 +306,15 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
                 "generate", "lublin", "--jobs", "-1", "--seed", "1", "--procs", "8", "-o", g,
             ],
             "-1 is not in 1..=18446744073709551615",
+        ),
+        // The factor is refused as given, not as the load it would make.
+        (
+            vec!["simulate", "-w", w, "--load-factor", "-1"],
+            "invalid value '-1' for '--load-factor <F>': expected a positive number",
+        ),
+        (
+            vec!["simulate", "-w", w, "--procs", "2"],
+            "it needs more processors than the machine has (4 processors on a machine of 2)",
         ),
         (
             vec!["simulate", "-w", w, "--load-seed", "-1"],

@@ -137,12 +137,12 @@ pub struct SimulateArgs {
     /// Change the workload's offered load to L before simulating (see
     /// --load-method); summary.json records the target and the load
     /// reached.
-    #[arg(long, value_name = "L")]
+    #[arg(long, value_name = "L", value_parser = positive_number)]
     pub load: Option<f64>,
     /// Instead of --load, multiply the workload's offered load by F (the
     /// QoPS paper's load factor l, 1.0-1.6: with duplication, l = 1.2 adds
     /// copies of 20% of the jobs).
-    #[arg(long, value_name = "F", conflicts_with = "load")]
+    #[arg(long, value_name = "F", conflicts_with = "load", value_parser = positive_number)]
     pub load_factor: Option<f64>,
     /// How --load changes the load: `scale` multiplies the arrival times
     /// (LOS thesis), `duplicate` adds copies of random jobs at random times,
@@ -237,6 +237,15 @@ pub struct SimulateArgs {
     /// `schedsim_policies::SharesFile`).
     #[arg(long, value_name = "FILE")]
     pub slurm_shares: Option<PathBuf>,
+}
+
+/// A finite number above 0 (`--load`, `--load-factor`): a negative or
+/// infinite one is refused as given, before any load is computed from it.
+fn positive_number(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err("expected a positive number".to_owned()),
+    }
 }
 
 impl SimulateArgs {
@@ -567,7 +576,7 @@ pub enum SimulateError {
     #[error("cannot compute the user groups")]
     Groups(#[from] GroupError),
     /// The load could not be changed.
-    #[error("cannot change the offered load (--load)")]
+    #[error("cannot change the offered load (--load or --load-factor)")]
     Load(#[from] LoadError),
     /// The deadline file could not be read.
     #[error("cannot read the deadlines (--deadlines)")]

@@ -28,7 +28,7 @@ pub enum JobModelError {
         granularity: u32,
     },
     /// Strict mode: a record cannot be simulated.
-    #[error("job {job_number} (record {}) cannot be simulated: {}", record_index + 1, reason.describe())]
+    #[error("job {job_number} (record {}) cannot be simulated: {}{detail}", record_index + 1, reason.describe())]
     Rejected {
         /// The job number (SWF field 1).
         job_number: u64,
@@ -36,6 +36,9 @@ pub enum JobModelError {
         record_index: usize,
         /// What is wrong with it.
         reason: Rejection,
+        /// The values at fault, as printed after the reason (e.g. ` (128
+        /// processors on a machine of 64)`), or empty.
+        detail: String,
     },
     /// Strict mode: an elastic control command cannot be applied.
     #[error("command for job {job_number} (record {}) cannot be applied: {}", record_index + 1, reason.describe())]

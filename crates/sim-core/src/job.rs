@@ -585,10 +585,23 @@ impl JobSet {
                     dropped_lines.push((record.job_number, index));
                     match model.strictness {
                         Strictness::Strict => {
+                            let detail = match reason {
+                                Rejection::TooLarge => format!(
+                                    " ({} processors on a machine of {})",
+                                    record
+                                        .requested_processors
+                                        .filter(|&p| p > 0)
+                                        .or(record.allocated_processors)
+                                        .unwrap_or(0),
+                                    model.procs
+                                ),
+                                _ => String::new(),
+                            };
                             return Err(JobModelError::Rejected {
                                 job_number: record.job_number,
                                 record_index: index,
                                 reason,
+                                detail,
                             });
                         }
                         Strictness::Lenient => {
