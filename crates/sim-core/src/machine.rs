@@ -82,12 +82,15 @@ impl Machine {
         let mut needed = size / self.granularity;
         let mut block = 0;
         while needed > 0 {
-            let Some(first_free) = self.next_with(block, false) else {
+            let Some(first_free) = self.next_with(block, false, u32::MAX) else {
                 break;
             };
+            // Only the blocks still needed: a long free run is not walked
+            // to its end (a huge idle machine would be scanned per start).
+            let want = first_free.saturating_add(needed);
             let run_end = self
-                .next_with(first_free, true)
-                .unwrap_or(self.procs / self.granularity);
+                .next_with(first_free, true, want)
+                .unwrap_or(want.min(self.procs / self.granularity));
             let take = needed.min(run_end - first_free);
             self.set_range(first_free, first_free + take, true);
             out.push(ProcRange {
@@ -137,7 +140,7 @@ impl Machine {
                 range.first / self.granularity,
                 (range.last + 1) / self.granularity,
             );
-            self.next_with(from, true).is_none_or(|busy| busy >= to)
+            self.next_with(from, true, to).is_none()
         })
     }
 
@@ -186,8 +189,8 @@ impl Machine {
         let blocks = self.procs / self.granularity.max(1);
         let mut block = 0;
         std::iter::from_fn(move || {
-            let first = self.next_with(block, false)?;
-            let end = self.next_with(first, true).unwrap_or(blocks);
+            let first = self.next_with(block, false, u32::MAX)?;
+            let end = self.next_with(first, true, u32::MAX).unwrap_or(blocks);
             block = end;
             Some(ProcRange {
                 first: first * self.granularity,
@@ -208,12 +211,14 @@ impl Machine {
         }
     }
 
-    /// The first block at or after `from` whose busy bit equals `busy`.
-    fn next_with(&self, from: u32, busy: bool) -> Option<u32> {
+    /// The first block in `from..below` whose busy bit equals `busy`
+    /// (`below` is capped at the machine's blocks; words past it are not
+    /// read).
+    fn next_with(&self, from: u32, busy: bool, below: u32) -> Option<u32> {
         if self.procs == 0 {
             return None;
         }
-        let blocks = self.procs / self.granularity;
+        let blocks = (self.procs / self.granularity).min(below);
         if from >= blocks {
             return None;
         }
@@ -227,7 +232,7 @@ impl Machine {
                 return (block < blocks).then_some(block);
             }
             word_index += 1;
-            if word_index == self.busy.len() {
+            if word_index == self.busy.len() || word_index as u32 * 64 >= blocks {
                 return None;
             }
             word = self.busy[word_index] ^ flip;
