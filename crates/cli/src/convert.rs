@@ -235,9 +235,10 @@ pub enum ConvertError {
         /// The underlying error.
         source: io::Error,
     },
-    /// The input holds CWF information that SWF output would lose.
+    /// The input holds CWF information that SWF or Batsim JSON output
+    /// would lose.
     #[error(
-        "{} holds CWF information that SWF cannot hold: {commands} command lines (ET/RT/EP/RP), \
+        "{} holds CWF information that {target} cannot hold: {commands} command lines (ET/RT/EP/RP), \
          {start_times} requested start times, {amounts} amounts; write .cwf or .jsonl, or pass \
          --drop-cwf to drop them",
         input.display()
@@ -245,6 +246,8 @@ pub enum ConvertError {
     CwfLoss {
         /// The input file.
         input: PathBuf,
+        /// The output format (`SWF`, `Batsim's JSON`).
+        target: &'static str,
         /// Elastic control command lines.
         commands: u64,
         /// Submissions with a requested start time.
@@ -339,7 +342,8 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         summary.estimates = Some(report);
     }
     match to {
-        Format::Swf | Format::BatsimJson => to_swf(&mut workload, args, &mut summary)?,
+        Format::Swf => to_swf(&mut workload, args, &mut summary, "SWF")?,
+        Format::BatsimJson => to_swf(&mut workload, args, &mut summary, "Batsim's JSON")?,
         Format::Cwf => {
             for record in &mut workload.records {
                 record.cwf.get_or_insert(CwfFields {
@@ -368,6 +372,7 @@ fn to_swf(
     workload: &mut Workload,
     args: &ConvertArgs,
     summary: &mut ConvertSummary,
+    target: &'static str,
 ) -> Result<(), ConvertError> {
     for cwf in workload.records.iter().filter_map(|r| r.cwf) {
         if cwf.request_type != RequestType::Submit {
@@ -381,6 +386,7 @@ fn to_swf(
     if lossy > 0 && !args.drop_cwf {
         return Err(ConvertError::CwfLoss {
             input: args.input.clone(),
+            target,
             commands: summary.dropped_commands,
             start_times: summary.dropped_start_times,
             amounts: summary.dropped_amounts,

@@ -185,7 +185,14 @@ pub fn parse_estimate_model(text: &str) -> Result<EstimateModelChoice, String> {
     if let Some(settings) = text.strip_prefix("tsafrir:") {
         return parse_tsafrir(settings).map(EstimateModelChoice::Tsafrir);
     }
-    parse_per_job(text).map(EstimateModelChoice::PerJob)
+    // Name every model this option takes, the whole-workload one too.
+    parse_per_job(text)
+        .map(EstimateModelChoice::PerJob)
+        .map_err(|_| {
+            "expected exact or f:F (F >= 1), optionally followed by ,rounded, or \
+         tsafrir[:max=D,hint=D@S,bins=linear|power|K]"
+                .to_owned()
+        })
 }
 
 /// `exact`, `f:F`, either followed by `,rounded`.

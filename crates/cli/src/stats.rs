@@ -357,7 +357,7 @@ fn write_text(s: &Stats, out: &mut dyn Write) -> io::Result<()> {
         )?,
         None => writeln!(
             out,
-            "time span:     unknown (no job has a known submit time)"
+            "time span:     unknown (no job has a known submit time, size and run time)"
         )?,
     }
     writeln!(

@@ -374,7 +374,7 @@ fn bad_arguments_say_what_is_wrong() {
             format!("{lublin} --estimate f:0.5"),
             2,
             "invalid value 'f:0.5' for '--estimate <MODEL>': expected exact or f:F (F >= 1), \
-             optionally followed by ,rounded"
+             optionally followed by ,rounded, or tsafrir[:max=D,hint=D@S,bins=linear|power|K]"
                 .to_owned(),
         ),
         (
