@@ -23,6 +23,7 @@ use lublin_model::{
     EstimateParams, GeneratedSummary, LublinGenerator, LublinParams, OverMaximum, ParamsError,
     ReduceFloor, SizeUnit,
 };
+use schedsim_run::positive_number;
 use serde::Serialize;
 
 use crate::estimates::{
@@ -106,7 +107,7 @@ pub struct LublinArgs {
     /// until sum(size x runtime) / (procs x span) is within 0.1% of it.
     /// Default: the model's own arrival rate.
     #[arg(long, value_name = "L", conflicts_with = "params", allow_negative_numbers = true,
-          value_parser = positive)]
+          value_parser = positive_number)]
     pub load: Option<f64>,
     /// One typeless job stream instead of batch and interactive streams.
     #[arg(long, conflicts_with = "params")]
@@ -187,12 +188,12 @@ pub struct CwfArgs {
     /// Target offered load, reached by scaling every inter-arrival time.
     /// Default: the arrival process as parameterised (--barr).
     #[arg(long, value_name = "L", conflicts_with = "params", allow_negative_numbers = true,
-          value_parser = positive)]
+          value_parser = positive_number)]
     pub load: Option<f64>,
     /// The arrival process's barr, which the paper varies in
     /// [0.4101, 0.6101] for load. Default 0.5101.
     #[arg(long, value_name = "B", conflicts_with = "params", allow_negative_numbers = true,
-          value_parser = positive)]
+          value_parser = positive_number)]
     pub barr: Option<f64>,
     /// Processors of the machine. Default 320.
     #[arg(long, value_name = "P", conflicts_with = "params",
@@ -209,7 +210,7 @@ pub struct CwfArgs {
     /// Mean delay from submission to a dedicated job's requested start,
     /// seconds (exponential). Default 3600.
     #[arg(long, value_name = "SECONDS", conflicts_with = "params", allow_negative_numbers = true,
-          value_parser = positive)]
+          value_parser = positive_number)]
     pub start_delay_mean: Option<f64>,
     /// One draw decides ET, RT or neither (P_E + P_R <= 1), instead of two
     /// independent draws.
@@ -665,13 +666,6 @@ impl GenerateOutcome {
 // Value parsers: the error text follows clap's "invalid value 'X' for
 // '--option <V>': ..." prefix.
 
-fn positive(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err("expected a positive number".to_owned()),
-    }
-}
-
 fn probability(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
@@ -681,7 +675,7 @@ fn probability(text: &str) -> Result<f64, String> {
 
 /// `fraction:F` or `seconds:S`.
 fn amount(text: &str) -> Result<CommandAmount, String> {
-    let parse = |v: &str| positive(v).ok();
+    let parse = |v: &str| positive_number(v).ok();
     if let Some(f) = text.strip_prefix("fraction:").and_then(parse) {
         Ok(CommandAmount::Relative { mean_fraction: f })
     } else if let Some(s) = text.strip_prefix("seconds:").and_then(parse) {
@@ -707,7 +701,7 @@ fn command_time(text: &str) -> Result<CommandTime, String> {
     if text == "within-lifetime" {
         return Ok(CommandTime::WithinLifetime);
     }
-    match text.strip_prefix("after-submit:").map(positive) {
+    match text.strip_prefix("after-submit:").map(positive_number) {
         Some(Ok(mean)) => Ok(CommandTime::AfterSubmit { mean }),
         _ => Err("expected within-lifetime or after-submit:MEAN (seconds, positive)".to_owned()),
     }
@@ -799,7 +793,7 @@ mod tests {
         assert_eq!(probability("1"), Ok(1.0));
         assert!(probability("1.01").is_err() && probability("-0.1").is_err());
         assert!(probability("NaN").is_err());
-        assert!(positive("0").is_err() && positive("inf").is_err());
+        assert!(positive_number("0").is_err() && positive_number("inf").is_err());
     }
 
     #[test]

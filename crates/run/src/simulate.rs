@@ -239,10 +239,11 @@ pub struct SimulateArgs {
     pub slurm_shares: Option<PathBuf>,
 }
 
-/// A finite number above 0 (`--load`, `--load-factor`): a negative or
-/// infinite one is refused as given, before any load is computed from it.
-fn positive_number(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
+/// A clap value parser for a finite number above 0 (`--load`,
+/// `--load-factor`, the generators' means): a negative or infinite one is
+/// refused as given, before anything is computed from it.
+pub fn positive_number(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
         Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
         _ => Err("expected a positive number".to_owned()),
     }
