@@ -185,10 +185,7 @@ impl RunDir {
                 path: summary_path,
                 source,
             })?;
-        let procs = summary["machine"]["procs"]
-            .as_u64()
-            .and_then(|p| u32::try_from(p).ok())
-            .filter(|&p| p > 0);
+        let procs = machine_procs(&summary).filter(|&p| p > 0);
         let (mut jobs, rejected, rows) =
             parse_jobs_csv(&read("jobs.csv")?, &dir.join("jobs.csv"), procs)?;
         let Some(counted) = summary["normalization"]["jobs"].as_u64() else {
@@ -249,10 +246,15 @@ impl RunDir {
 
     /// Processors of the machine recorded in summary.json.
     pub fn procs(&self) -> Option<u32> {
-        self.summary["machine"]["procs"]
-            .as_u64()
-            .and_then(|p| u32::try_from(p).ok())
+        machine_procs(&self.summary)
     }
+}
+
+/// `machine.procs` of a summary.json.
+fn machine_procs(summary: &serde_json::Value) -> Option<u32> {
+    summary["machine"]["procs"]
+        .as_u64()
+        .and_then(|p| u32::try_from(p).ok())
 }
 
 const COLUMNS: [&str; 6] = [
@@ -339,13 +341,13 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
         rows.push(Some(jobs.len()));
         let allocation = parse_allocation(field(5)).ok_or_else(|| bad(5, field(5)))?;
         if let Some(machine) = procs
-            && let Some(&(_, last)) = allocation.iter().find(|&&(_, last)| last >= machine)
+            && let Some(&(first, _)) = allocation.iter().find(|&&(_, last)| last >= machine)
         {
             return Err(RunDirError::OutsideMachine {
                 path: path.to_path_buf(),
                 line,
                 number,
-                processor: last,
+                processor: first.max(machine),
                 procs: machine,
             });
         }
@@ -475,6 +477,15 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
                 .unwrap_err()
                 .to_string(),
             "jobs.csv:2: job 7 ran on processor 4, but the machine has 4 (0 to 3)"
+        );
+        // A range running past a 2-processor machine: its first processor
+        // beyond it is 2 (of 0-3), not the range's last.
+        let across = text.replace("0-1 4", "0-3");
+        assert_eq!(
+            parse_jobs_csv(&across, Path::new("jobs.csv"), Some(2))
+                .unwrap_err()
+                .to_string(),
+            "jobs.csv:2: job 7 ran on processor 2, but the machine has 2 (0 to 1)"
         );
     }
 }
