@@ -132,7 +132,7 @@ fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
     FileOutcome::Read {
         path: path.to_path_buf(),
         summary,
-        repeated_numbers: schedsim_run::repeated_job_numbers(numbers),
+        repeated_numbers: schedsim_run::repeated_job_numbers(numbers.iter().copied()),
     }
 }
 

@@ -394,8 +394,20 @@ fn machine_size_keys(header: &Header) -> String {
 /// The warning for job numbers given to more than one job, from each
 /// job's (number, 0-based record index) in any order; `None` if every
 /// number is used once. `schedsim validate` and the run's notes print it.
-pub fn repeated_job_numbers(numbers: impl IntoIterator<Item = (u64, usize)>) -> Option<String> {
-    let mut numbers: Vec<(u64, usize)> = numbers.into_iter().collect();
+pub fn repeated_job_numbers<I>(numbers: I) -> Option<String>
+where
+    I: Iterator<Item = (u64, usize)> + Clone,
+{
+    // Logs are usually numbered in increasing order: then nothing is
+    // collected or sorted.
+    if numbers
+        .clone()
+        .zip(numbers.clone().skip(1))
+        .all(|(a, b)| a.0 < b.0)
+    {
+        return None;
+    }
+    let mut numbers: Vec<(u64, usize)> = numbers.collect();
     numbers.sort_unstable();
     let repeated: Vec<&[(u64, usize)]> = numbers
         .chunk_by(|a, b| a.0 == b.0)
@@ -443,20 +455,13 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
             reasons.join(", ")
         ));
     }
-    let submissions = || loaded.records.iter().filter(|record| !record.is_command());
-    // Logs are usually numbered in increasing order: no sort needed then.
-    let increasing = submissions()
-        .zip(submissions().skip(1))
-        .all(|(a, b)| a.job_number < b.job_number);
-    if !increasing {
-        let numbers = loaded
-            .records
-            .iter()
-            .enumerate()
-            .filter(|(_, record)| !record.is_command())
-            .map(|(index, record)| (record.job_number, index));
-        notes.extend(repeated_job_numbers(numbers));
-    }
+    let numbers = loaded
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, record)| !record.is_command())
+        .map(|(index, record)| (record.job_number, index));
+    notes.extend(repeated_job_numbers(numbers));
     let header = &loaded.header;
     let mut keys: Vec<String> = header
         .entries()
