@@ -588,11 +588,7 @@ impl JobSet {
                             let detail = match reason {
                                 Rejection::TooLarge => format!(
                                     " ({} processors on a machine of {})",
-                                    record
-                                        .requested_processors
-                                        .filter(|&p| p > 0)
-                                        .or(record.allocated_processors)
-                                        .unwrap_or(0),
+                                    crate::load::size_of(record).unwrap_or(0),
                                     model.procs
                                 ),
                                 _ => String::new(),

@@ -138,9 +138,10 @@ pub const MAX_TIME: Time = 1 << 53;
 
 /// The most processors a machine may have: 2^24 = 16,777,216, more than
 /// any machine counted in cores has today (Fugaku: 7.6 million). The
-/// machine keeps a bit per block of processors, and the backfilling
-/// policies tables per job size, so a larger machine is refused
-/// ([`JobModelError::TooManyProcessors`]) before anything is allocated.
+/// machine keeps a bit per block of processors (SCOJO-PECT several such
+/// sets, and the fit index of waiting jobs marks "none" with `u32::MAX`),
+/// so a larger machine is refused ([`JobModelError::TooManyProcessors`])
+/// before anything is allocated.
 pub const MAX_PROCS: u32 = 1 << 24;
 
 /// The most suspensions in a row a job may have without running a second

@@ -222,7 +222,7 @@ pub enum LoadError {
 
 /// The size the load counts: requested processors if known and positive,
 /// else allocated processors if known and positive.
-fn size_of(record: &Record) -> Option<u64> {
+pub(crate) fn size_of(record: &Record) -> Option<u64> {
     record
         .requested_processors
         .filter(|&p| p > 0)
