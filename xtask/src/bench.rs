@@ -32,8 +32,9 @@ pub struct Case {
     /// of the CWF generator of Kumar et al. with its defaults (P_D = 0.5,
     /// P_E = 0.2, P_R = 0.1; 320 processors in blocks of 32) at load 0.9,
     /// seed 1, generated in the child and counted in its time; or
-    /// `lublin:JOBS:LOAD`, `scojo:SEED` or `stalled:JOBS[:blocked]` (see
-    /// `generated_lublin`, `generated_scojo` and `stalled_records`).
+    /// `lublin:JOBS:LOAD`, `scojo:SEED`, `stalled:JOBS[:blocked]` or
+    /// `shapes:JOBS` (see `generated_lublin`, `generated_scojo`,
+    /// `stalled_records` and `shape_records`).
     pub trace: &'static str,
     /// Policy spec.
     pub policy: &'static str,
@@ -201,6 +202,17 @@ pub const CASES: &[Case] = &[
         rss_mb: None,
         deadlines: None,
     },
+    // Long queues of shapes whose sizes and estimates are anti-correlated:
+    // without per-class minima in the fit index, every backfilling query
+    // searched the whole queue (68afe5f's `simulate` took 11.1 s).
+    Case {
+        issue: 17,
+        trace: "shapes:150000",
+        policy: "easy",
+        seconds: 1.0,
+        rss_mb: None,
+        deadlines: None,
+    },
     Case {
         issue: 17,
         trace: "RICC-2010-2.swf.gz",
@@ -352,6 +364,41 @@ fn stalled_records(jobs: usize, blocked: bool) -> Vec<Record> {
     records
 }
 
+/// Jobs of a `shapes:JOBS` case.
+fn generated_shapes(trace: &str) -> Option<usize> {
+    trace.strip_prefix("shapes:")?.parse().ok()
+}
+
+/// A `shapes:JOBS` workload on 64 processors: one job every 10 s, cycling
+/// through five (size, estimate, runtime) shapes whose sizes and estimates
+/// are anti-correlated: (4, 100, 100), (32, 300, 200), (64, 60, 50),
+/// (16, 400, 500; killed at its estimate) and (8, 100, 10). They need
+/// 18,080 processor-seconds per 50 s on 64 processors, an offered load of
+/// about 5.6, so the queue grows to most of the workload; the narrow jobs
+/// end late and the short one is wide, so no subtree's minimum size and
+/// minimum estimate come from one job.
+fn shape_records(jobs: usize) -> Vec<Record> {
+    const SHAPES: [(u64, u64, u64); 5] = [
+        (4, 100, 100),
+        (32, 300, 200),
+        (64, 60, 50),
+        (16, 400, 500),
+        (8, 100, 10),
+    ];
+    (0..jobs)
+        .map(|index| {
+            let (size, estimate, runtime) = SHAPES[index % SHAPES.len()];
+            let mut record = Record::unknown(index as u64 + 1);
+            record.submit_time = Some(10 * index as u64);
+            record.run_time = Some(runtime);
+            record.allocated_processors = Some(size);
+            record.requested_processors = Some(size);
+            record.requested_time = Some(estimate);
+            record
+        })
+        .collect()
+}
+
 /// A header for a generated workload on `procs` processors (as nodes).
 fn machine_header(procs: u32) -> Result<Header, String> {
     let mut header = Header::new();
@@ -394,6 +441,7 @@ pub fn run(repeat: usize, only: Option<&str>) -> Result<bool, String> {
             && generated_lublin(case.trace).is_none()
             && generated_scojo(case.trace).is_none()
             && generated_stalled(case.trace).is_none()
+            && generated_shapes(case.trace).is_none()
         {
             println!(
                 "{:<6} {:<30} {:<24} skipped: SCHEDSIM_TRACES not set",
@@ -517,14 +565,17 @@ pub fn run_case(index: usize) -> Result<(), String> {
         let loaded = prepare_workload(&args, source, Workload::new(header, records), None)
             .map_err(|e| e.to_string())?;
         (args, loaded)
-    } else if let Some((jobs, blocked)) = generated_stalled(case.trace) {
-        let header = machine_header(128)?;
+    } else if let Some((procs, records)) = generated_stalled(case.trace)
+        .map(|(jobs, blocked)| (128, stalled_records(jobs, blocked)))
+        .or_else(|| generated_shapes(case.trace).map(|jobs| (64, shape_records(jobs))))
+    {
+        let header = machine_header(procs)?;
         let args = SimulateArgs::new();
         let source = WorkloadSource::File {
             path: PathBuf::from(case.trace),
             sha256: String::new(),
         };
-        let workload = Workload::new(header, stalled_records(jobs, blocked));
+        let workload = Workload::new(header, records);
         let loaded = prepare_workload(&args, source, workload, None).map_err(|e| e.to_string())?;
         (args, loaded)
     } else if let Some((jobs, load)) = generated_lublin(case.trace) {

@@ -339,8 +339,12 @@ impl<'a> View<'a> {
     /// estimate of at most `max_estimate` or needs at most `small`
     /// processors: EASY's backfilling test (ends by the shadow time, or fits
     /// in the extra processors). Pass `Time::MAX` as `max_estimate` to ask
-    /// only for a size. Costs about O(log n) however long the queue is, so
-    /// a backfilling scan can skip the jobs that cannot start. Jobs the
+    /// only for a size. A backfilling scan so skips the jobs that cannot
+    /// start: a query visits O(log n) nodes of the index (each checking at
+    /// most one minimum per power-of-two size class), however long the
+    /// queue is, unless many waiting jobs share the size class of `free`
+    /// (sizes in `(2^(k-1), 2^k]` around it) and only the wider of them
+    /// are short enough: those still make it search in vain. Jobs the
     /// policy has decided to start in this call still count as waiting.
     pub fn next_candidate(
         &self,

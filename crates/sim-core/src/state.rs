@@ -324,8 +324,8 @@ pub(crate) struct SimState {
     /// Sizes and estimates of the waiting batch jobs, built from the queue
     /// the first time a policy asks [`View::next_candidate`](crate::View::next_candidate)
     /// and kept up to date from then on: policies that never ask (FCFS)
-    /// never pay its memory (12 bytes a job, more with the rounding of its
-    /// leaves).
+    /// never pay its memory (24 bytes a leaf, a leaf per job rounded up
+    /// to a power of two, and half a byte per leaf and size class).
     fit: std::sync::OnceLock<FitIndex>,
     pub(crate) running: RunningList,
     pub(crate) arrived: Vec<JobId>,
@@ -384,6 +384,7 @@ impl SimState {
         self.fit.get_or_init(|| {
             FitIndex::build(
                 self.runs.len(),
+                self.machine.procs(),
                 self.queue
                     .as_slice()
                     .iter()
