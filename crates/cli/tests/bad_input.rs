@@ -201,7 +201,8 @@ fn times_near_the_limit_simulate_exactly() {
     // Job 1 is submitted at 9,007,199,254,740,000 s (just under 2^53 =
     // 9,007,199,254,740,992) and runs as long: its end, 2^54 - 1,984, is
     // beyond 2^53 but is computed, not wrapped. Job 2 (4 of 64 processors)
-    // arrives a second later and starts at once.
+    // arrives a second later and starts at once. SCOJO-PECT runs them
+    // too: it used to wake at each of job 1's 7.5 x 10^12 slice ends.
     let path = corpus_dir().join("runtime-near-max-time.swf");
     let out = temp_dir("near-limit");
     let output = run(&[
@@ -210,12 +211,24 @@ fn times_near_the_limit_simulate_exactly() {
         path.to_str().unwrap(),
         "-p",
         "easy",
+        "-p",
+        "scojo-pect",
+        "-p",
+        "scojo-pect-opt",
         "-o",
         out.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    let jobs = std::fs::read_to_string(out.join("easy/jobs.csv")).unwrap();
-    assert!(jobs.contains("9007199254740001"), "{jobs}");
+    for policy in ["easy", "scojo-pect", "scojo-pect-opt"] {
+        let jobs = std::fs::read_to_string(out.join(policy).join("jobs.csv")).unwrap();
+        // Job 2 starts on arrival and ends 900 s later; job 1 ends at
+        // 2 x 9,007,199,254,740,000.
+        assert!(
+            jobs.contains(",9007199254740001,900,9007199254740901,0,"),
+            "{policy}: {jobs}"
+        );
+        assert!(jobs.contains(",18014398509480000,0,"), "{policy}: {jobs}");
+    }
 }
 
 #[test]

@@ -7,9 +7,12 @@
 //! the optimiser's searches stay within their budgets.
 
 use proptest::prelude::*;
-use schedsim_policies::{PolicySpec, build_policy};
+use schedsim_policies::{
+    OptimiserConfig, PolicySpec, ScojoConfig, ScojoPect, SliceEnd, build_policy,
+};
 use schedsim_sim_core::{
-    FinalState, Job, JobId, JobModel, JobSet, SimOptions, SwitchOverhead, simulate_with,
+    Decisions, FinalState, Job, JobId, JobModel, JobSet, Policy, SimOptions, SwitchOverhead, View,
+    simulate_with,
 };
 
 /// Suspend and resume overheads of the runs (the thesis uses 60 s each;
@@ -237,4 +240,153 @@ fn a_bad_pair_names_the_option_given() {
             .to_string();
         assert!(error.contains(named), "{spec}: {error}");
     }
+}
+
+/// SCOJO-PECT woken at every slice end while anything is in the system,
+/// as it woke itself before it learned to skip the slice ends that change
+/// nothing (`ScojoPect`'s quiet stretches).
+struct EverySliceEnd(ScojoPect);
+
+impl Policy for EverySliceEnd {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+        self.0.schedule(view, decisions);
+        let busy = !view.queue().is_empty()
+            || !view.suspended().is_empty()
+            || view.running().len() > 0
+            || !decisions.is_empty();
+        if let (true, Some((_, end))) = (busy, self.0.current_slice()) {
+            decisions.wake_at(end);
+        }
+    }
+}
+
+prop_compose! {
+    /// Up to 20 jobs on 16 processors, sparse enough that the machine often
+    /// runs jobs with none waiting; estimates up to three times the
+    /// runtime, so that jobs end early without a call of the policy. The
+    /// first job arrives at 0, which starts the slice clock (cycle 900 s:
+    /// long 657 s, short 5 s, medium 238 s), and some arrive on a slice
+    /// end (k x 900, + 657 or + 662), where a skipped stretch meets a
+    /// slice end that acts.
+    fn sparse_workload()(specs in proptest::collection::vec(
+        (0i64..40_000, proptest::option::of((0i64..45, 0usize..3)),
+         1u32..=16, 0u8..3, 1i64..600, 1i64..=3), 1..20)) -> JobSet {
+        let mut specs: Vec<_> = specs
+            .into_iter()
+            .map(|(submit, aligned, size, class, seed, over)| {
+                let submit = match aligned {
+                    Some((cycle, slice)) => cycle * 900 + [0, 657, 662][slice],
+                    None => submit,
+                };
+                (submit, size, class, seed, over)
+            })
+            .collect();
+        specs[0].0 = 0;
+        specs.sort_by_key(|s| s.0);
+        let jobs = specs
+            .iter()
+            .enumerate()
+            .map(|(i, &(submit, size, class, seed, over))| {
+                let runtime = match class {
+                    0 => seed,
+                    1 => 600 + seed * 17,
+                    _ => 10_800 + seed * 60,
+                };
+                Job::new(i as u64 + 1, submit, size, runtime * over, runtime)
+            })
+            .collect();
+        JobSet::from_jobs(jobs, &JobModel::new(16)).unwrap()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Without switch overheads, a slice end while nothing waits or is
+    /// suspended suspends and resumes the running jobs in one instant,
+    /// which is dropped: the policy skips such slice ends. Woken at every
+    /// one of them anyway, it makes the same schedule and counts the same
+    /// suspensions, resumptions and smart backfills.
+    #[test]
+    fn skipped_quiet_slice_ends_change_nothing(jobs in sparse_workload()) {
+        let mut optimiser = OptimiserConfig::default();
+        for group in [&mut optimiser.long, &mut optimiser.medium] {
+            group.min_jobs = 2;
+            group.size_factor = 0.5;
+        }
+        optimiser.search.budget = 100;
+        for (slice_end, smart, optimiser) in [
+            (SliceEnd::Class, true, None),
+            (SliceEnd::All, true, None),
+            // Without smart backfilling a slice end suspends for real.
+            (SliceEnd::Class, false, None),
+            (SliceEnd::Class, true, Some(optimiser)),
+        ] {
+            let mut config = ScojoConfig::default();
+            config.cycle = 900;
+            config.slice_end = slice_end;
+            config.smart_backfill = smart;
+            config.optimiser = optimiser;
+            let mut skipping = ScojoPect::new(config, "skipping");
+            let mut woken = EverySliceEnd(ScojoPect::new(config, "woken"));
+            let options = SimOptions::default();
+            let skipped = simulate_with(&jobs, &mut skipping, &options).unwrap();
+            let every = simulate_with(&jobs, &mut woken, &options).unwrap();
+            for index in 0..jobs.len() {
+                let id = JobId(index as u32);
+                prop_assert_eq!(skipped.final_state(id), every.final_state(id));
+                prop_assert_eq!(
+                    skipped.segments(id).collect::<Vec<_>>(),
+                    every.segments(id).collect::<Vec<_>>(),
+                    "{:?} smart {} optimiser {}: job {}", slice_end, smart, optimiser.is_some(), index + 1
+                );
+            }
+            // Slices are counted up to each run's last call, which differ.
+            let (mut a, mut b) = (skipping.counts(), woken.0.counts());
+            (a.slices, b.slices) = (0, 0);
+            prop_assert_eq!(a, b);
+            prop_assert!(
+                skipped.stats().policy_calls <= every.stats().policy_calls,
+                "{} calls skipping, {} woken", skipped.stats().policy_calls, every.stats().policy_calls
+            );
+        }
+    }
+}
+
+/// A job of 2^52 s (4.5 x 10^15) alone on the machine: the policy used to
+/// wake at each of its 3.75 x 10^12 slice ends (a cycle of 3,600 s has
+/// three). Now the first quiet slice end is the last call.
+#[test]
+fn a_lone_long_job_is_not_woken_at_every_slice_end() {
+    let runtime = 1i64 << 52;
+    let jobs = JobSet::from_jobs(
+        vec![
+            Job::new(1, 0, 4, runtime, runtime),
+            Job::new(2, 10, 4, 100, 100),
+        ],
+        &JobModel::new(16),
+    )
+    .unwrap();
+    let mut policy = ScojoPect::new(ScojoConfig::default(), "scojo-pect");
+    let schedule = simulate_with(&jobs, &mut policy, &SimOptions::default()).unwrap();
+    // Job 1 starts at 0 and job 2 at its arrival (10 s); neither is
+    // suspended.
+    assert_eq!(schedule.start(JobId(0)), 0);
+    assert_eq!(schedule.end(JobId(0)), runtime);
+    assert_eq!(schedule.start(JobId(1)), 10);
+    assert_eq!(schedule.suspensions(JobId(0)), 0);
+    // Calls: at 0 and 10 s the arrivals start; job 2's end at 110 s calls
+    // nothing (nothing waits); at the long slice's end (2,628 s: 0.73 x
+    // 3,600, floored) job 1 is suspended and resumed in one instant, which
+    // changes nothing: that call is quiet and the last.
+    assert_eq!(
+        schedule.stats().policy_calls,
+        3,
+        "{} calls",
+        schedule.stats().policy_calls
+    );
 }

@@ -14,13 +14,18 @@ use super::search::{SearchCounters, SearchInput, SearchJob, search_group};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ScojoCounters {
-    /// Slices begun.
+    /// Slices begun, up to the policy's last call (the engine calls it
+    /// while jobs wait or are suspended, at arrivals and at the slice ends
+    /// it asks for; it asks for none while nothing waits or is suspended
+    /// and switching is free, since those slice ends change nothing).
     pub slices: u64,
     /// Suspensions the policy decided.
     pub suspensions: u64,
     /// Resumptions the policy decided.
     pub resumptions: u64,
-    /// Suspended jobs of other classes resumed by smart backfilling.
+    /// Suspended jobs of other classes resumed by smart backfilling (not
+    /// counting a job suspended and resumed in the same instant without
+    /// switch overheads, which goes on running: neither is emitted).
     pub smart_resumptions: u64,
     /// Waiting jobs of other classes started by smart backfilling.
     pub smart_starts: u64,
@@ -72,7 +77,8 @@ struct Group {
 #[derive(Debug, Clone)]
 enum Act {
     Suspend(JobId),
-    Resume(JobId),
+    /// A resumption, and whether smart backfilling made it.
+    Resume(JobId, bool),
     StartOn(JobId, Vec<ProcRange>),
 }
 
@@ -92,6 +98,14 @@ pub struct ScojoPect {
     /// Index of the current slice in `slices`, and its end; `None` before
     /// the first call.
     clock: Option<(usize, Time)>,
+    /// The last call decided nothing and asked for no wake-up at its
+    /// slice's end: nothing waits or is suspended, switching is free and
+    /// smart backfilling on, so each slice end until the next call (an
+    /// arrival or an end) would suspend and resume the same jobs in one
+    /// instant, which is dropped.
+    /// The next call passes those slice ends without acting (a job of 2^52
+    /// s would otherwise wake the policy some 10^12 times).
+    quiet: bool,
     jobs: Vec<JobInfo>,
     queues: [Vec<JobId>; 3],
     /// Jobs to suspend once their resume overhead has passed.
@@ -136,6 +150,7 @@ impl ScojoPect {
             config,
             slices,
             clock: None,
+            quiet: false,
             jobs: Vec::new(),
             queues: Default::default(),
             pending_suspend: Vec::new(),
@@ -193,6 +208,18 @@ impl ScojoPect {
             return Vec::new();
         };
         let cycle: Time = self.slices.iter().map(|&(_, l)| l).sum();
+        if std::mem::take(&mut self.quiet) && end < now {
+            // The slice ends before now, which the last call skipped: as
+            // calls at each they would have changed nothing.
+            let skipped = (now - end - 1) / cycle;
+            end += skipped * cycle;
+            self.counters.slices += skipped as u64 * self.slices.len() as u64;
+            while end < now {
+                index = (index + 1) % self.slices.len();
+                end += self.slices[index].1;
+                self.counters.slices += 1;
+            }
+        }
         let mut ended = Vec::new();
         if now >= end + cycle {
             // A long idle stretch: skip whole cycles at once.
@@ -275,15 +302,20 @@ impl ScojoPect {
         }
     }
 
-    fn resume(&mut self, view: &View<'_>, id: JobId) {
+    /// Resumes a suspended job on its processors; `smart` when smart
+    /// backfilling resumes it in another class's slice.
+    fn resume(&mut self, view: &View<'_>, id: JobId, smart: bool) {
         self.scratch.clear();
         self.scratch
             .add_ranges(view.allocation(id), self.granularity);
         self.free.remove(&self.scratch);
         let now = view.now();
         self.info_mut(id).resumed_at = now;
-        self.acts.push(Act::Resume(id));
+        self.acts.push(Act::Resume(id, smart));
         self.counters.resumptions += 1;
+        if smart {
+            self.counters.smart_resumptions += 1;
+        }
         let end = now + self.overhead.resume + view.remaining_estimate(id);
         self.returns.retain(|&(_, _, job)| job != id);
         self.returns.push((end, view.job(id).size, id));
@@ -442,27 +474,40 @@ impl Policy for ScojoPect {
         // switching costs nothing.
         let free_switch = self.overhead == SwitchOverhead::default();
         let acts = std::mem::take(&mut self.acts);
+        let mut emitted = 0;
         for (index, act) in acts.iter().enumerate() {
             match act {
                 Act::Suspend(id)
                     if free_switch
                         && acts[index + 1..]
                             .iter()
-                            .any(|a| matches!(a, Act::Resume(other) if other == id)) =>
+                            .any(|a| matches!(a, Act::Resume(other, _) if other == id)) =>
                 {
                     self.counters.suspensions -= 1;
                 }
-                Act::Resume(id)
+                Act::Resume(id, smart)
                     if free_switch
                         && acts[..index]
                             .iter()
                             .any(|a| matches!(a, Act::Suspend(other) if other == id)) =>
                 {
                     self.counters.resumptions -= 1;
+                    if *smart {
+                        self.counters.smart_resumptions -= 1;
+                    }
                 }
-                Act::Suspend(id) => decisions.suspend(*id),
-                Act::Resume(id) => decisions.resume(*id),
-                Act::StartOn(id, ranges) => decisions.start_on(*id, ranges),
+                Act::Suspend(id) => {
+                    decisions.suspend(*id);
+                    emitted += 1;
+                }
+                Act::Resume(id, _) => {
+                    decisions.resume(*id);
+                    emitted += 1;
+                }
+                Act::StartOn(id, ranges) => {
+                    decisions.start_on(*id, ranges);
+                    emitted += 1;
+                }
             }
         }
         self.acts = acts;
@@ -475,13 +520,23 @@ impl Policy for ScojoPect {
             }
         }
 
-        // Wake-ups: the slice's end while anything is in the system, the
-        // end of resume overheads of jobs to suspend.
+        // Wake-ups: the slice's end while anything is in the system (unless
+        // the slice ends to come change nothing, see `quiet`), the end of
+        // resume overheads of jobs to suspend.
         let busy = !view.queue().is_empty()
             || !view.suspended().is_empty()
             || view.running().len() > 0
             || !self.acts.is_empty();
-        if busy {
+        self.quiet = busy
+            && free_switch
+            && self.config.smart_backfill
+            && emitted == 0
+            && view.queue().is_empty()
+            && view.suspended().is_empty()
+            && self.groups.iter().all(Option::is_none)
+            && self.pending_suspend.is_empty()
+            && self.wakeups.is_empty();
+        if busy && !self.quiet {
             decisions.wake_at(slice_end);
         }
         for &at in &self.wakeups {
@@ -600,7 +655,7 @@ impl ScojoPect {
                 }
             }
             if view.state(id) == JobState::Suspended && needed.is_subset(&self.free) {
-                self.resume(view, id);
+                self.resume(view, id, false);
             } else {
                 self.protected.union_with(&needed);
             }
@@ -663,8 +718,7 @@ impl ScojoPect {
                     && !needed.intersects(&self.protected)
                     && Self::passes(shadow, end, view.job(id).size)
                 {
-                    self.resume(view, id);
-                    self.counters.smart_resumptions += 1;
+                    self.resume(view, id, true);
                 }
             }
         }
@@ -973,8 +1027,7 @@ impl ScojoPect {
                     && profile.fits(now, size, duration)
                 {
                     let _ = profile.reserve(now, duration, size);
-                    self.resume(view, id);
-                    self.counters.smart_resumptions += 1;
+                    self.resume(view, id, true);
                 }
             }
         }
