@@ -406,6 +406,32 @@ file = "tiny.swf"
         "rerun cells differ from the first run"
     );
 
+    // A result whose content was edited (a count here) no longer matches
+    // its digest: merge refuses it, and a run redoes it with a warning.
+    let first = out.join("cells").join(names[0]);
+    let text = fs::read_to_string(&first).unwrap();
+    assert!(text.contains("\"dropped_jobs\":0,"), "{text}");
+    fs::write(
+        &first,
+        text.replace("\"dropped_jobs\":0,", "\"dropped_jobs\":7,"),
+    )
+    .unwrap();
+    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--merge"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        stderr.contains("its content does not match its digest (edited or damaged)"),
+        "{stderr}"
+    );
+    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
+    assert!(ok(&output).contains("1 run (1 of them again"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("does not match its digest"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(cell_files(&out), cells, "the redone cell differs");
+
     // A figure no longer drawn (as after a workload is renamed) is removed.
     let stale = out.join("plots").join("old-name");
     fs::create_dir_all(&stale).unwrap();

@@ -176,10 +176,15 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
         }
         hasher.update(&buffer[..read]);
     }
-    Ok(hasher.finalize().iter().fold(String::new(), |mut s, b| {
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Lowercase hexadecimal digits of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");
         s
-    }))
+    })
 }
 
 /// The content keys of the spec's workloads (hashes the trace files).
@@ -326,9 +331,16 @@ impl CompactJobs {
 /// A finished cell's result file, `cells/<hash>.json`. It holds no timing,
 /// so the same cell always writes the same bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CellResult {
     /// [`CellConfig::hash`] of `config`.
     pub hash: String,
+    /// The SHA-256 of the result's JSON with this field empty
+    /// ([`seal`](Self::seal)), so that a file whose metrics were edited or
+    /// damaged is not taken for a result; empty in files written before
+    /// schedsim kept it.
+    #[serde(default)]
+    pub digest: String,
     /// The configuration.
     pub config: CellConfig,
     /// The tool version that wrote it.
@@ -364,6 +376,35 @@ pub struct CellResult {
 }
 
 impl CellResult {
+    /// The SHA-256 of this result's JSON with `digest` empty.
+    fn content_digest(&mut self) -> String {
+        let digest = std::mem::take(&mut self.digest);
+        // Serializing plain data cannot fail; an error would only make the
+        // digest not match.
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        self.digest = digest;
+        hex(&Sha256::digest(json))
+    }
+
+    /// Sets `digest` to the result's content digest.
+    pub fn seal(&mut self) {
+        self.digest = self.content_digest();
+    }
+
+    /// Why this result read from a file cannot be trusted, if it cannot:
+    /// no digest (an older file), or one its content does not match.
+    pub fn damage(&mut self) -> Option<&'static str> {
+        if self.digest.is_empty() {
+            return Some("it has no content digest (written before schedsim checked them)");
+        }
+        let expected = self.content_digest();
+        if self.digest != expected {
+            Some("its content does not match its digest (edited or damaged)")
+        } else {
+            None
+        }
+    }
+
     /// The run metrics as JSON, with `groups` (`awrt1`..`awrt5`, `awrt`,
     /// `util` and `objective`'s value) when the workload has users,
     /// `deadlines`, the policy's `counters`, and with `batch` and

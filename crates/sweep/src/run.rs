@@ -32,7 +32,8 @@ pub struct RunReport {
     /// Cells run now.
     pub ran: usize,
     /// Of those, cells whose result file was there but not trusted (it did
-    /// not parse, or held another cell), run again.
+    /// not parse, held another cell, or did not match its digest), run
+    /// again.
     pub untrusted: usize,
 }
 
@@ -45,9 +46,10 @@ enum CellFile {
 }
 
 /// Reads a cell's result file: it counts as finished only if it parses as a
-/// cell result whose hash and configuration are this cell's. An empty or
-/// truncated file (a copy interrupted outside schedsim's atomic writes, a
-/// full disk) or one edited by hand must not pass for a result.
+/// cell result whose hash and configuration are this cell's and whose
+/// content matches its digest. An empty or truncated file (a copy
+/// interrupted outside schedsim's atomic writes, a full disk) or one
+/// edited by hand must not pass for a result.
 fn cell_file(cells_dir: &Path, cell: &Cell) -> CellFile {
     let path = cells_dir.join(format!("{}.json", cell.hash));
     let bytes = match fs::read(&path) {
@@ -60,7 +62,10 @@ fn cell_file(cells_dir: &Path, cell: &Cell) -> CellFile {
         Ok(result) if result.hash != cell.hash || result.config != cell.config => {
             CellFile::Untrusted("it holds another cell's result".to_owned())
         }
-        Ok(_) => CellFile::Finished,
+        Ok(mut result) => match result.damage() {
+            Some(why) => CellFile::Untrusted(why.to_owned()),
+            None => CellFile::Finished,
+        },
     }
 }
 
@@ -215,8 +220,9 @@ fn run_cell(
     let run = run_policy_with(&loaded.jobs, &policy, &config, &args.sim_options())
         .map_err(|e| error_line(&e))?;
     let jobs = completed_jobs(&loaded.jobs, &run.schedule);
-    let result = CellResult {
+    let mut result = CellResult {
         hash: cell.hash.clone(),
+        digest: String::new(),
         config: cell.config.clone(),
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         policy_name: run.name.clone(),
@@ -230,6 +236,7 @@ fn run_cell(
         counters: run.counters.clone(),
         jobs: CompactJobs::pack(&jobs),
     };
+    result.seal();
     let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;
     json.push(b'\n');
     write_atomic(cells_dir, &format!("{}.json", cell.hash), &json)
