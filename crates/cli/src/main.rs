@@ -76,7 +76,15 @@ fn main() -> ExitCode {
         Command::Convert(args) => finish(schedsim_cli::convert(args, &mut out).map(drop)),
         Command::Generate(args) => finish(schedsim_cli::generate(args, &mut out).map(drop)),
         Command::Deadlines(args) => finish(schedsim_cli::deadlines(args, &mut out).map(drop)),
-        Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(drop)),
+        Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(|outcome| {
+            let used = outcome.differentials;
+            if used.batches < args.batches {
+                eprintln!(
+                    "warning: --batches {} is more than the {} jobs compared: {} batches of 1 job",
+                    args.batches, used.jobs, used.batches
+                );
+            }
+        })),
         Command::Plot(args) => finish(schedsim_cli::plot(args, &mut out).map(drop)),
         Command::Sweep(args) => finish(schedsim_cli::sweep(args)),
         Command::Train(args) => finish(schedsim_cli::train(args, &mut out).map(drop)),

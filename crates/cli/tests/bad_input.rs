@@ -320,6 +320,20 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
             ],
             "-1 is not in 1..=18446744073709551615",
         ),
+        // Huge numbers are written in scientific notation, not 309 digits.
+        (
+            vec!["simulate", "-w", w, "--load", "1e308"],
+            "scaling the arrival times to load 1e308 puts all of them in one second",
+        ),
+        (
+            vec!["simulate", "-w", w, "--load-factor", "1e-300"],
+            "job 1: the changed time 2.9999999999999996e300 is out of range",
+        ),
+        // Scaling options mean nothing without --scale-to.
+        (
+            vec!["simulate", "-w", w, "--scale-jobs", "5"],
+            "the following required arguments were not provided:\n  --scale-to <N>",
+        ),
         // The factor is refused as given, not as the load it would make.
         (
             vec!["simulate", "-w", w, "--load-factor", "-1"],
@@ -377,4 +391,34 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
         }
     }
     assert!(!gen_out.exists(), "a refused generate wrote its file");
+}
+
+#[test]
+fn an_option_that_changes_nothing_is_named() {
+    let workload = corpus_dir().join("duplicate-job-numbers.swf");
+    let output = run(&[
+        "simulate",
+        "-w",
+        workload.to_str().unwrap(),
+        "--simultaneous-ends",
+        "together",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let report = text(&output.stdout);
+    assert!(
+        report.contains(
+            "warning: --simultaneous-ends together changes nothing without --invoke per-event"
+        ),
+        "{report}"
+    );
+    let output = run(&[
+        "simulate",
+        "-w",
+        workload.to_str().unwrap(),
+        "--simultaneous-ends",
+        "together",
+        "--invoke",
+        "per-event",
+    ]);
+    assert!(!text(&output.stdout).contains("changes nothing"));
 }

@@ -146,6 +146,19 @@ fn compare_shows_differentials_with_batch_means() {
         table.contains("90% CI by batch means (3 batches of 1 jobs, 3 jobs)"),
         "{table}"
     );
+    // More batches than jobs: batches of one job, and a warning.
+    let o = run(&["compare", s(&fcfs), s(&easy), "--batches", "30"]);
+    assert!(
+        ok(&o).contains("(3 batches of 1 jobs, 3 jobs)"),
+        "{}",
+        ok(&o)
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr
+            .contains("warning: --batches 30 is more than the 3 jobs compared: 3 batches of 1 job"),
+        "{stderr}"
+    );
 
     // Another workload (job 3 arrives later) is refused.
     let other = dir.join("other");

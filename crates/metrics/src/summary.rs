@@ -185,7 +185,7 @@ pub enum MetricsError {
     BadTau(i64),
     /// The warm-up and drain fractions must be in [0, 1) and leave jobs.
     #[error(
-        "warm-up {warmup} and drain {drain} must be fractions in [0, 1) that add up to less than 1"
+        "warm-up {warmup:?} and drain {drain:?} must be fractions in [0, 1) that add up to less than 1"
     )]
     BadExclusion {
         /// The warm-up fraction.

@@ -233,6 +233,8 @@ fn a_bad_pair_names_the_option_given() {
         ),
         ("scojo-pect-opt:min-util=2", "`min-util` = `2`"),
         ("scojo-pect:min-slice=5000", "`min-slice` = `5000`"),
+        // Level 1 permuting no job.
+        ("scojo-pect-opt:max-wide=0", "`max-wide` = `0`"),
     ] {
         let error = build_policy(&spec.parse::<PolicySpec>().unwrap())
             .err()

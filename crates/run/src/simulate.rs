@@ -205,19 +205,19 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "N", value_parser = crate::whole_number_in::<u32>(1, schedsim_sim_core::MAX_PROCS.into()))]
     pub scale_to: Option<u32>,
     /// Seed of --scale-to's draws (which jobs are duplicated, extra copies).
-    #[arg(long, value_name = "S", default_value_t = 0, value_parser = crate::whole_number::<u64>(0))]
+    #[arg(long, requires = "scale_to", value_name = "S", default_value_t = 0, value_parser = crate::whole_number::<u64>(0))]
     pub scale_seed: u64,
     /// --scale-to's factor is N / m x this (at least 1; Ernemann et al.
     /// found values above 1 keep the trace's scheduling behaviour).
-    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    #[arg(long, requires = "scale_to", value_name = "X", default_value_t = 1.0)]
     pub scale_adjustment: f64,
     /// Instead of --scale-adjustment, the adjustment whose expected job
     /// count is J (e.g. 167375 for KTH, Table I of the Greedy-ES paper).
-    #[arg(long, value_name = "J", conflicts_with = "scale_adjustment",
+    #[arg(long, value_name = "J", conflicts_with = "scale_adjustment", requires = "scale_to",
           value_parser = crate::whole_number::<u64>(1))]
     pub scale_jobs: Option<u64>,
     /// Fraction of the jobs --scale-to duplicates rather than enlarges.
-    #[arg(long, value_name = "P", default_value_t = 0.5)]
+    #[arg(long, requires = "scale_to", value_name = "P", default_value_t = 0.5)]
     pub scale_duplicates: f64,
     /// The objective reported for workloads with users: a weighted sum of
     /// AWRT1..AWRT5 (per user group), AWRT and UTIL (Franke et al., eq. 8).
@@ -1043,14 +1043,19 @@ pub struct PolicyRun {
 /// Share of the jobs killed at their estimate above which a run warns.
 pub const KILLED_WARNING_SHARE: f64 = 0.05;
 /// A run warns of saturation when its utilization is below this share of
-/// the offered load of the same jobs.
+/// the offered load of the same jobs...
 pub const SATURATION_WARNING_RATIO: f64 = 0.9;
+/// ... and jobs still started after the last arrival for more than this
+/// share of the arrivals' span: a long job alone at the end lowers the
+/// utilization too, but leaves no queue behind the arrivals.
+pub const SATURATION_WARNING_BACKLOG: f64 = 0.1;
 
 /// Warnings about a run: many jobs killed at their estimate (more than
 /// [`KILLED_WARNING_SHARE`] of those that ran), or a saturated machine
-/// (utilization below [`SATURATION_WARNING_RATIO`] times the offered load:
-/// the run lasted well past the last arrival, so the metrics depend on the
-/// trace's length).
+/// (utilization below [`SATURATION_WARNING_RATIO`] times the offered load,
+/// and jobs starting after the last arrival for more than
+/// [`SATURATION_WARNING_BACKLOG`] of the arrivals' span: the queue outlasted
+/// the arrivals, so the metrics depend on the trace's length).
 pub fn run_warnings(jobs: &JobSet, schedule: &Schedule, metrics: &RunMetrics) -> Vec<String> {
     let mut warnings = Vec::new();
     let ran = (0..jobs.len())
@@ -1067,8 +1072,23 @@ pub fn run_warnings(jobs: &JobSet, schedule: &Schedule, metrics: &RunMetrics) ->
             100.0 * killed as f64 / ran as f64
         ));
     }
+    let ran_ids = || {
+        (0..jobs.len())
+            .map(|i| JobId(i as u32))
+            .filter(|&id| schedule.final_state(id).ran())
+    };
+    let first_submit = ran_ids().map(|id| jobs.job(id).submit).min();
+    let last_submit = ran_ids().map(|id| jobs.job(id).submit).max();
+    let last_start = ran_ids().map(|id| schedule.start(id)).max();
+    let backlog = match (first_submit, last_submit, last_start) {
+        (Some(first), Some(last), Some(start)) => {
+            (start - last) as f64 > SATURATION_WARNING_BACKLOG * (last - first) as f64
+        }
+        _ => false,
+    };
     if let Some(offered) = metrics.offered_load
         && metrics.utilization < SATURATION_WARNING_RATIO * offered
+        && backlog
     {
         warnings.push(format!(
             "the machine is saturated: utilization {:.3} against an offered load of {offered:.3} \
@@ -2136,6 +2156,13 @@ fn report(
     for line in workload_notes(loaded) {
         writeln!(out, "{line}")?;
     }
+    if args.simultaneous_ends == Ends::Together && args.invoke == Invoke::PerTimestamp {
+        writeln!(
+            out,
+            "warning: --simultaneous-ends together changes nothing without --invoke per-event \
+             (a call per timestamp already sees every end of its second)"
+        )?;
+    }
     writeln!(out)?;
     let width = runs
         .iter()
@@ -2639,7 +2666,8 @@ mod tests {
         // utilization 100 / (1 x 190) = 0.526 >= 0.9 x 0.556: no warning.
         assert!(warnings_of(10, 20, 10, 10).is_empty());
         // 5 s apart: offered load 100 / 45 = 2.22, utilization 100 / 100 =
-        // 1.0 < 0.9 x 2.22: saturated.
+        // 1.0 < 0.9 x 2.22, and the last job starts at 90, 45 s after the
+        // last arrival (100% of the 45 s span > 10%): saturated.
         let saturated = warnings_of(10, 5, 10, 10);
         assert_eq!(saturated.len(), 1);
         assert!(saturated[0].starts_with(
@@ -2654,6 +2682,31 @@ mod tests {
             "{killed:?}"
         );
         assert!(killed[0].contains("--overrun extend"));
+    }
+
+    #[test]
+    fn a_long_last_job_is_no_saturation() {
+        // 10 jobs 20 s apart, the last one working 1,000 s: offered load
+        // (9 x 10 + 1,000) / (1 x 180) = 6.06, utilization 1,090 / 1,180 =
+        // 0.92 < 0.9 x 6.06, but every job starts on arrival (the last at
+        // 180, 0 s after the last arrival): no queue outlasted the arrivals.
+        let records: Vec<Record> = (0..10)
+            .map(|n| {
+                let work = if n == 9 { 1000 } else { 10 };
+                Record {
+                    requested_time: Some(work),
+                    ..record(n + 1, n * 20, 1, work)
+                }
+            })
+            .collect();
+        let loaded = load("w.swf", 1, records);
+        let run = run_policy(
+            &loaded.jobs,
+            &"fcfs".parse().unwrap(),
+            &MetricsConfig::new(1),
+        )
+        .unwrap();
+        assert!(run.warnings.is_empty(), "{:?}", run.warnings);
     }
 }
 

@@ -170,7 +170,9 @@ pub enum LoadError {
     /// Scaling the arrival times to the target leaves every arrival in
     /// one second, where no load can be measured.
     #[error(
-        "scaling the arrival times to load {target} puts all of them in one second (their span of {span} s times {current:.4} / {target}); scale makes loads up to about {most:.0} here: choose a lower target"
+        "scaling the arrival times to load {} puts all of them in one second (their span of {span} s times {current:.4} / {}); scale makes loads up to about {most:.0} here: choose a lower target",
+        readable(*target),
+        readable(*target)
     )]
     ArrivalsCollapse {
         /// The target.
@@ -184,7 +186,7 @@ pub enum LoadError {
         most: f64,
     },
     /// Duplication and expansion can only add work.
-    #[error("{method} can only raise the load: the target {target} is below the current {current}", method = method.as_str())]
+    #[error("{method} can only raise the load: the target {} is below the current {}", readable(*target), readable(*current), method = method.as_str())]
     BelowCurrent {
         /// The method.
         method: LoadMethod,
@@ -196,7 +198,9 @@ pub enum LoadError {
     /// Duplication or expansion would need more random picks than
     /// [`MAX_LOAD_PICKS`] (refused before anything is allocated).
     #[error(
-        "{method} to load {target} from {current:.4} needs {picks} picks (copies or stretches), more than the limit of {limit}; raise the load less or use --load-method scale",
+        "{method} to load {} from {current:.4} needs {} picks (copies or stretches), more than the limit of {limit}; raise the load less or use --load-method scale",
+        readable(*target),
+        if picks.is_finite() { readable(*picks) } else { "more than 1e308".to_owned() },
         method = method.as_str(),
         limit = MAX_LOAD_PICKS
     )]
@@ -211,13 +215,23 @@ pub enum LoadError {
         picks: f64,
     },
     /// A scaled time or runtime does not fit in 63 bits.
-    #[error("job {job_number}: the changed time {value} is out of range")]
+    #[error("job {job_number}: the changed time {} is out of range", readable(*value))]
     OutOfRange {
         /// The job number.
         job_number: u64,
         /// The value that does not fit.
         value: f64,
     },
+}
+
+/// A number as a message shows it: in scientific notation when very
+/// large or small (a `--load 1e308` is not written out in 309 digits).
+fn readable(value: f64) -> String {
+    if value.is_finite() && value != 0.0 && !(1e-4..1e15).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }
 
 /// The size the load counts: requested processors if known and positive,

@@ -445,10 +445,10 @@ impl ScojoConfig {
                 }
             }
             let search = optimiser.search;
-            if search.max_wide > 8 || search.min_wide < 1 {
+            if !(1..=8).contains(&search.max_wide) || search.min_wide < 1 {
                 return Err((
                     "max-wide",
-                    "1 <= min-wide, max-wide <= 8 (level 1 tries max-wide! orders)".to_owned(),
+                    "1 <= min-wide, 1 <= max-wide <= 8 (level 1 tries max-wide! orders)".to_owned(),
                 ));
             }
             if search.split < 2 || search.bound < 1 {
