@@ -2644,12 +2644,18 @@ mod tests {
     /// `count` jobs of 1 processor submitted `gap` seconds apart, each
     /// working `work` s with estimate `estimate`, under FCFS on 1 processor.
     fn warnings_of(count: u64, gap: u64, work: u64, estimate: u64) -> Vec<String> {
-        let records: Vec<Record> = (0..count)
-            .map(|n| Record {
-                requested_time: Some(estimate),
-                ..record(n + 1, n * gap, 1, work)
-            })
-            .collect();
+        fcfs_warnings(
+            (0..count)
+                .map(|n| Record {
+                    requested_time: Some(estimate),
+                    ..record(n + 1, n * gap, 1, work)
+                })
+                .collect(),
+        )
+    }
+
+    /// The warnings of FCFS on 1 processor.
+    fn fcfs_warnings(records: Vec<Record>) -> Vec<String> {
         let loaded = load("w.swf", 1, records);
         let run = run_policy(
             &loaded.jobs,
@@ -2699,14 +2705,8 @@ mod tests {
                 }
             })
             .collect();
-        let loaded = load("w.swf", 1, records);
-        let run = run_policy(
-            &loaded.jobs,
-            &"fcfs".parse().unwrap(),
-            &MetricsConfig::new(1),
-        )
-        .unwrap();
-        assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+        let warnings = fcfs_warnings(records);
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 }
 
