@@ -156,6 +156,9 @@ pub struct ConvertSummary {
     pub never_started: u64,
     /// sacct input: the name mapping written beside the output.
     pub mapping: Option<PathBuf>,
+    /// The warning for job numbers given to more than one job (the same
+    /// as `simulate` and `validate` print), if any.
+    pub repeated_numbers: Option<String>,
     /// What --estimates did.
     pub estimates: Option<EstimatesReport>,
 }
@@ -357,6 +360,14 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         Format::JsonLines | Format::Sacct => {}
     }
     summary.records = workload.records.len() as u64;
+    summary.repeated_numbers = schedsim_run::repeated_job_numbers(
+        workload
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| !record.is_command())
+            .map(|(index, record)| (record.job_number, index)),
+    );
     write(&workload, to, &args.output)?;
     if let Some(import) = &sacct {
         let path = mapping_path(&args.output);
@@ -446,6 +457,9 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
         args.output.display(),
         s.records
     )?;
+    if let Some(warning) = &s.repeated_numbers {
+        writeln!(out, "{warning}")?;
+    }
     if s.dropped_commands + s.dropped_start_times + s.dropped_amounts > 0 {
         writeln!(
             out,

@@ -422,3 +422,18 @@ fn an_option_that_changes_nothing_is_named() {
     ]);
     assert!(!text(&output.stdout).contains("changes nothing"));
 }
+
+#[test]
+fn convert_warns_of_repeated_job_numbers() {
+    // Job 1 twice (at 0 and 3 s): converted, with the warning simulate
+    // and validate give.
+    let workload = corpus_dir().join("duplicate-job-numbers.swf");
+    let out = temp_dir("convert-repeated").join("copy.swf");
+    let output = run(&["convert", workload.to_str().unwrap(), out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let report = text(&output.stdout);
+    assert!(
+        report.contains("warning: 1 job number given to more than one job (1 extra job); e.g. job 1 at records 1, 2"),
+        "{report}"
+    );
+}

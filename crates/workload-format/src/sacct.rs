@@ -13,7 +13,11 @@
 //! order; `JobIDRaw` (or `JobID`), `Submit`, `Start`, `End` and `AllocCPUS`
 //! (or `NCPUS`) are required, the others fill SWF fields when present.
 //! Timestamps are read in the time zone given (sacct prints the local
-//! time of the machine it runs on; `TZ=UTC sacct ...` prints UTC).
+//! time of the machine it runs on; `TZ=UTC sacct ...` prints UTC). A local
+//! time shown twice (the hour repeated when daylight saving time ends)
+//! takes the reading that keeps start after submission and end after
+//! start; one the clocks skipped is an error. Every line must have as many
+//! fields as the header: sacct cannot quote a `|` inside a value.
 //!
 //! SWF fields: job number `JobIDRaw`; submit time relative to the first
 //! submission (the header's `UnixStartTime` is that instant); wait `Start -
@@ -33,7 +37,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use jiff::civil::DateTime;
-use jiff::tz::TimeZone;
+use jiff::tz::{AmbiguousOffset, TimeZone};
 
 use crate::header::Header;
 use crate::record::{JobStatus, Record};
@@ -180,6 +184,8 @@ impl SacctOptions {
 
 /// Column positions of the fields used.
 struct Columns {
+    /// Fields in the header: every line must have as many.
+    count: usize,
     id: usize,
     submit: usize,
     start: usize,
@@ -228,6 +234,7 @@ impl Columns {
             }
         }
         Ok(Self {
+            count: names.len(),
             id: required(&["JobIDRaw", "JobID"])?,
             submit: required(&["Submit"])?,
             start: required(&["Start"])?,
@@ -245,21 +252,47 @@ fn problem(field: &str, value: &str, message: impl Into<String>) -> Problem {
     (field.to_owned(), value.to_owned(), message.into())
 }
 
-/// Seconds since the Unix epoch of a sacct timestamp; `None` for
-/// `Unknown`/`None`/empty.
-fn timestamp(value: &str, zone: &TimeZone, field: &str) -> Result<Option<i64>, Problem> {
+/// A sacct timestamp as seconds since the Unix epoch: the earlier and the
+/// later reading of a local time the clocks showed twice (the hour when
+/// daylight saving time ends), equal otherwise; `None` for
+/// `Unknown`/`None`/empty. A local time the clocks skipped is an error:
+/// sacct never prints one, so the time zone is not the log's.
+fn timestamp(value: &str, zone: &TimeZone, field: &str) -> Result<Option<(i64, i64)>, Problem> {
     match value {
         "" | "Unknown" | "None" => Ok(None),
         _ => {
             let civil: DateTime = value
                 .parse()
                 .map_err(|_| problem(field, value, "not a time like 2026-11-24T22:10:05"))?;
-            let zoned = civil
-                .to_zoned(zone.clone())
-                .map_err(|e| problem(field, value, e.to_string()))?;
-            Ok(Some(zoned.timestamp().as_second()))
+            let ambiguous = zone.to_ambiguous_timestamp(civil);
+            if let AmbiguousOffset::Gap { .. } = ambiguous.offset() {
+                return Err(problem(
+                    field,
+                    value,
+                    format!(
+                        "no such local time in {} (its clocks skip it when daylight saving time \
+                         begins): is --time-zone the log's?",
+                        zone.iana_name().unwrap_or("this time zone")
+                    ),
+                ));
+            }
+            let reading = |t: Result<jiff::Timestamp, jiff::Error>| {
+                t.map(|t| t.as_second())
+                    .map_err(|e| problem(field, value, e.to_string()))
+            };
+            Ok(Some((
+                reading(ambiguous.earlier())?,
+                reading(ambiguous.later())?,
+            )))
         }
     }
+}
+
+/// The reading of a repeated local time that keeps it at or after `after`
+/// (the earlier one when both do): a job started at 02:50 and ended at
+/// 02:10 of the repeated hour ran 20 minutes, not -40.
+fn at_or_after((earlier, later): (i64, i64), after: i64) -> i64 {
+    if earlier >= after { earlier } else { later }
 }
 
 /// `[days-]hours:minutes:seconds`, `minutes:seconds` or `minutes`, as
@@ -296,6 +329,10 @@ fn duration(value: &str, field: &str) -> Result<Option<u64>, Problem> {
     Ok(Some(total))
 }
 
+/// The most memory per processor a record holds, in KB: 2^53, beyond which
+/// an `f64` (the unit conversions) no longer counts every kilobyte.
+const MAX_MEMORY_KB: u64 = 1 << 53;
+
 /// `ReqMem` in KB per processor: `4000M`, `4G`, `500Mc` (per CPU), `2Gn`
 /// (per node).
 fn memory_per_processor(
@@ -324,14 +361,23 @@ fn memory_per_processor(
             "T" => 1024.0 * 1024.0 * 1024.0,
             _ => return Err(bad()),
         };
-    if per_cpu {
-        return Ok(Some(kb.round() as u64));
+    let per_processor = if per_cpu {
+        kb
+    } else {
+        // Per node: spread over the processors of one node.
+        match nodes {
+            Some(n) if n > 0 && cpus > 0 => kb * n as f64 / cpus as f64,
+            _ => return Ok(None),
+        }
+    };
+    if per_processor.round() > MAX_MEMORY_KB as f64 {
+        return Err(problem(
+            "ReqMem",
+            value,
+            format!("more than {MAX_MEMORY_KB} KB (2^53) per processor"),
+        ));
     }
-    // Per node: spread over the processors of one node.
-    Ok(match nodes {
-        Some(n) if n > 0 && cpus > 0 => Some((kb * n as f64 / cpus as f64).round() as u64),
-        _ => None,
-    })
+    Ok(Some(per_processor.round() as u64))
 }
 
 fn status(value: &str) -> Option<JobStatus> {
@@ -470,6 +516,19 @@ fn parse_row(
     summary: &mut SacctSummary,
 ) -> Result<Option<Row>, Problem> {
     let fields: Vec<&str> = line.split('|').collect();
+    if fields.len() != columns.count {
+        // sacct --parsable2 cannot quote a `|` inside a value (a job name,
+        // say), so the fields after it would shift silently.
+        return Err(problem(
+            "line",
+            line,
+            format!(
+                "{} fields where the header has {} (a `|` inside a value? sacct cannot quote it)",
+                fields.len(),
+                columns.count
+            ),
+        ));
+    }
     let get = |position: usize, name: &str| -> Result<&str, Problem> {
         fields
             .get(position)
@@ -492,13 +551,15 @@ fn parse_row(
         )
     })?;
     let submit = timestamp(get(columns.submit, "Submit")?, zone, "Submit")?
-        .ok_or_else(|| problem("Submit", "Unknown", "every job has a submit time"))?;
+        .ok_or_else(|| problem("Submit", "Unknown", "every job has a submit time"))?
+        .0;
     let start_text = get(columns.start, "Start")?;
-    let start = timestamp(start_text, zone, "Start")?;
+    let start = timestamp(start_text, zone, "Start")?.map(|start| at_or_after(start, submit));
     let Some(end) = timestamp(get(columns.end, "End")?, zone, "End")? else {
         summary.unfinished += 1;
         return Ok(None);
     };
+    let end = at_or_after(end, start.unwrap_or(submit));
     if let Some(start) = start {
         if start < submit {
             return Err(problem("Start", start_text, "before the submit time"));

@@ -114,6 +114,36 @@ fn timestamps_in_the_cluster_zone_across_daylight_saving() {
 }
 
 #[test]
+fn the_repeated_hour_is_read_so_that_jobs_run_forward() {
+    // On 2026-10-25 Berlin's clocks show 02:00-03:00 twice (CEST, then
+    // CET). Started at 02:50 of the first (00:50 UTC) and ended at 02:10
+    // of the second (01:10 UTC): 20 minutes. Taking both as the first
+    // would end it 40 minutes before it started.
+    let text = "JobIDRaw|Submit|Start|End|AllocCPUS\n\
+                8|2026-10-25T02:40:00|2026-10-25T02:50:00|2026-10-25T02:10:00|1\n\
+                9|2026-10-25T02:40:00|2026-10-25T02:50:00|2026-10-25T02:55:00|1\n";
+    let mut options = SacctOptions::new();
+    options.time_zone = "Europe/Berlin".to_owned();
+    let import = import_sacct(text.as_bytes(), "fold.sacct", &options).unwrap();
+    let records = &import.workload.records;
+    assert_eq!(records[0].wait_time, Some(600));
+    assert_eq!(records[0].run_time, Some(20 * 60));
+    // Both readings of 02:55 are after 02:50 CEST: the earlier is taken.
+    assert_eq!(records[1].run_time, Some(5 * 60));
+    // A time the clocks skipped (02:30 on 2026-03-29, when 02:00 CET
+    // became 03:00 CEST) is no sacct time of this zone.
+    let gap = "JobIDRaw|Submit|Start|End|AllocCPUS\n\
+               1|2026-03-29T02:30:00|2026-03-29T03:10:00|2026-03-29T03:30:00|1\n";
+    assert_eq!(
+        import_sacct(gap.as_bytes(), "gap.sacct", &options)
+            .unwrap_err()
+            .to_string(),
+        "gap.sacct:2: Submit `2026-03-29T02:30:00`: no such local time in Europe/Berlin \
+         (its clocks skip it when daylight saving time begins): is --time-zone the log's?"
+    );
+}
+
+#[test]
 fn errors_name_line_field_and_value() {
     let header = "JobIDRaw|Submit|Start|End|AllocCPUS\n";
     let error = |line: &str| {
@@ -136,6 +166,36 @@ fn errors_name_line_field_and_value() {
     assert_eq!(
         error("12|2026-01-01T00:00:10|2026-01-01T00:00:00|2026-01-01T00:01:00|1"),
         "x.sacct:2: Start `2026-01-01T00:00:00`: before the submit time"
+    );
+    // A `|` inside a value shifts the fields after it: refused.
+    assert_eq!(
+        error("12|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|x"),
+        "x.sacct:2: line `12|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|x`: \
+         6 fields where the header has 5 (a `|` inside a value? sacct cannot quote it)"
+    );
+    // Memory beyond 2^53 KB per processor (a u64 would saturate).
+    let with_memory = |memory: &str| {
+        import_sacct(
+            format!(
+                "JobIDRaw|Submit|Start|End|AllocCPUS|ReqMem\n\
+                 12|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|{memory}\n"
+            )
+            .as_bytes(),
+            "x.sacct",
+            &SacctOptions::new(),
+        )
+    };
+    assert_eq!(
+        with_memory("99999999999999999999Tc")
+            .unwrap_err()
+            .to_string(),
+        "x.sacct:2: ReqMem `99999999999999999999Tc`: more than 9007199254740992 KB (2^53) per processor"
+    );
+    // 2^43 GB per CPU is 2^63 KB: too much; 8 TB per CPU is 2^33 KB.
+    assert!(with_memory("8796093022208Gc").is_err());
+    assert_eq!(
+        with_memory("8Tc").unwrap().workload.records[0].requested_memory,
+        Some(1 << 33)
     );
     let missing = import_sacct(
         "JobID|Submit|End|AllocCPUS\n".as_bytes(),
