@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use schedsim_sim_core::{Calendar, CalendarError};
 use workload_format::{ReadError, ReadOptions, ReadSummary, field_name, open_path};
 
 use crate::{CommandError, error_line};
@@ -57,6 +58,14 @@ pub enum FileOutcome {
         /// Why.
         error: ReadError,
     },
+    /// The header's time zone or start time cannot make a calendar
+    /// (`simulate` refuses the file for the same reason).
+    BadCalendar {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: CalendarError,
+    },
 }
 
 /// Why `validate` failed.
@@ -99,7 +108,12 @@ pub fn validate(
     }
     let failed = outcomes
         .iter()
-        .filter(|o| matches!(o, FileOutcome::Failed { .. }))
+        .filter(|o| {
+            matches!(
+                o,
+                FileOutcome::Failed { .. } | FileOutcome::BadCalendar { .. }
+            )
+        })
         .count();
     if failed > 0 {
         return Err(ValidateError::Failed {
@@ -128,7 +142,13 @@ fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
             Ok(_) => {}
         }
     }
-    let (_, summary) = reader.into_parts();
+    let (header, summary) = reader.into_parts();
+    if let Err(error) = Calendar::from_header(&header) {
+        return FileOutcome::BadCalendar {
+            path: path.to_path_buf(),
+            error,
+        };
+    }
     FileOutcome::Read {
         path: path.to_path_buf(),
         summary,
@@ -139,6 +159,11 @@ fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {
     match outcome {
         FileOutcome::Failed { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
+        FileOutcome::BadCalendar { path, error } => writeln!(
+            out,
+            "FAIL  {}: header UnixStartTime, TimeZoneString or TimeZone: {error}",
+            path.display()
+        ),
         FileOutcome::Read {
             path,
             summary,

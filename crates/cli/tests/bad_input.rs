@@ -180,6 +180,15 @@ fn bad_lines_are_named_by_file_line_and_field() {
             "the machine's 4294967295 processors are more than the 16777216 a simulation can hold",
         ),
         ("truncated.swf.gz", "truncated.swf.gz from its start"),
+        // A header zone is checked with or without UnixStartTime.
+        (
+            "unknown-time-zone.swf",
+            "caused by: unknown time zone `Mars/Olympus`",
+        ),
+        (
+            "time-zone-offset-huge.swf",
+            "caused by: time-zone offset 99999999999 s is out of range",
+        ),
     ];
     for (file, expected) in cases {
         let path = dir.join(file);
@@ -436,4 +445,35 @@ fn convert_warns_of_repeated_job_numbers() {
         report.contains("warning: 1 job number given to more than one job (1 extra job); e.g. job 1 at records 1, 2"),
         "{report}"
     );
+}
+
+#[test]
+fn validate_refuses_the_header_zones_simulate_refuses_unless_overridden() {
+    for (file, expected) in [
+        (
+            "unknown-time-zone.swf",
+            "unknown-time-zone.swf: header UnixStartTime, TimeZoneString or TimeZone: unknown time zone `Mars/Olympus`",
+        ),
+        (
+            "time-zone-offset-huge.swf",
+            "time-zone-offset-huge.swf: header UnixStartTime, TimeZoneString or TimeZone: time-zone offset 99999999999 s is out of range",
+        ),
+    ] {
+        let path = corpus_dir().join(file);
+        let output = run(&["validate", path.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(1), "{file}");
+        let report = text(&output.stdout);
+        assert!(report.starts_with("FAIL  "), "{report}");
+        assert!(report.contains(expected), "{report}");
+        // --time-zone replaces the header's zone, which then need not be
+        // valid.
+        let output = run(&[
+            "simulate",
+            "-w",
+            path.to_str().unwrap(),
+            "--time-zone",
+            "Europe/Berlin",
+        ]);
+        assert!(output.status.success(), "{file}: {}", text(&output.stderr));
+    }
 }

@@ -588,7 +588,9 @@ pub enum SimulateError {
     #[error("cannot read the deadlines (--deadlines)")]
     Deadlines(#[from] DeadlineFileError),
     /// The log's calendar (header or --epoch/--time-zone) is unusable.
-    #[error("cannot build the log's calendar")]
+    #[error(
+        "cannot build the log's calendar (the header's UnixStartTime, TimeZoneString or TimeZone, or --epoch and --time-zone)"
+    )]
     Calendar(#[from] CalendarError),
     /// Metrics could not be computed.
     #[error("bad metrics settings")]
@@ -995,19 +997,26 @@ fn prepare(
 /// header's UnixStartTime and TimeZoneString (or fixed TimeZone), else
 /// epoch 0 in UTC (generated workloads).
 fn calendar(args: &SimulateArgs, workload: &Workload) -> Result<Calendar, SimulateError> {
+    if let Some(zone) = &args.time_zone {
+        // The header's zone is not used: it need not be valid.
+        let epoch = args
+            .epoch
+            .or(workload.header.unix_start_time())
+            .unwrap_or(0);
+        return Ok(Calendar::new(epoch, zone)?);
+    }
     let header = Calendar::from_header(&workload.header)?;
     let epoch = args
         .epoch
         .or(header.as_ref().map(Calendar::epoch))
         .unwrap_or(0);
-    Ok(match (&args.time_zone, header) {
-        (Some(zone), _) => Calendar::new(epoch, zone)?,
-        (None, Some(header)) if args.epoch.is_none() => header,
-        (None, Some(header)) => Calendar::new(epoch, header.zone()).or_else(|_| {
+    Ok(match header {
+        Some(header) if args.epoch.is_none() => header,
+        Some(header) => Calendar::new(epoch, header.zone()).or_else(|_| {
             // A fixed-offset header zone has no IANA name: keep its offset.
             Calendar::fixed(epoch, header.offset(0))
         })?,
-        (None, None) => Calendar::utc(epoch),
+        None => Calendar::utc(epoch),
     })
 }
 

@@ -160,17 +160,18 @@ impl Calendar {
     /// header has no `UnixStartTime`.
     ///
     /// # Errors
-    /// An unknown `TimeZoneString`, or values out of range.
+    /// An unknown `TimeZoneString`, or values out of range, also in a
+    /// header without `UnixStartTime` (a zone that cannot be used is bad
+    /// input whether or not a run needs it, as `validate` reports).
     pub fn from_header(header: &Header) -> Result<Option<Self>, CalendarError> {
-        let Some(epoch) = header.unix_start_time() else {
-            return Ok(None);
-        };
+        let epoch = header.unix_start_time();
+        let at = epoch.unwrap_or(0);
         let calendar = match (header.time_zone_string(), header.time_zone()) {
-            (Some(name), _) => Self::new(epoch, name.trim())?,
-            (None, Some(offset)) => Self::fixed(epoch, offset)?,
-            (None, None) => Self::utc(epoch),
+            (Some(name), _) => Self::new(at, name.trim())?,
+            (None, Some(offset)) => Self::fixed(at, offset)?,
+            (None, None) => Self::utc(at),
         };
-        Ok(Some(calendar))
+        Ok(epoch.map(|_| calendar))
     }
 
     /// Simulated time 0, in seconds since the Unix epoch.
@@ -343,5 +344,14 @@ mod tests {
             Calendar::from_header(&utc).unwrap().unwrap().local(0).hour,
             13
         );
+        // A zone is checked without a start time too, where there is no
+        // calendar to return.
+        let zone_only = header(&["; TimeZoneString: Mars/Olympus"]);
+        assert_eq!(
+            Calendar::from_header(&zone_only).unwrap_err(),
+            CalendarError::UnknownZone("Mars/Olympus".to_owned())
+        );
+        let valid_zone_only = header(&["; TimeZoneString: Europe/Stockholm"]);
+        assert_eq!(Calendar::from_header(&valid_zone_only).unwrap(), None);
     }
 }
