@@ -159,6 +159,9 @@ pub struct ConvertSummary {
     /// The warning for job numbers given to more than one job (the same
     /// as `simulate` and `validate` print), if any.
     pub repeated_numbers: Option<String>,
+    /// What the reader rounded to whole numbers (Batsim's float times,
+    /// say), if anything.
+    pub rounded: Option<String>,
     /// What --estimates did.
     pub estimates: Option<EstimatesReport>,
 }
@@ -319,6 +322,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
     };
     let mut summary = ConvertSummary {
         skipped_lines: workload.summary.skipped_lines,
+        rounded: schedsim_run::rounded_values(&workload.summary),
         ..ConvertSummary::default()
     };
     if let Some(batsim) = batsim_summary {
@@ -459,6 +463,9 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
     )?;
     if let Some(warning) = &s.repeated_numbers {
         writeln!(out, "{warning}")?;
+    }
+    if let Some(rounded) = &s.rounded {
+        writeln!(out, "read: {rounded}")?;
     }
     if s.dropped_commands + s.dropped_start_times + s.dropped_amounts > 0 {
         writeln!(

@@ -15,18 +15,22 @@
 //! - CWF elastic control commands (ET/RT/EP/RP lines) are not jobs: they are
 //!   counted apart and left out of everything else.
 
-use std::io::{self, Write};
+use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 use serde::Serialize;
-use workload_format::{FIELD_NAMES, ReadError, ReadOptions, Record, open_path};
+use workload_format::{
+    BatsimError, FIELD_NAMES, ReadError, ReadOptions, Reader, Record, Workload, open_path,
+    read_batsim_path,
+};
 
 use crate::CommandError;
 
 /// Arguments of `schedsim stats`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct StatsArgs {
-    /// The workload file (.swf or .cwf, plain or gzip-compressed).
+    /// The workload file (.swf, .cwf or Batsim .json, plain or
+    /// gzip-compressed).
     pub file: PathBuf,
     /// Processors of the machine for the offered load (default: the header's
     /// MaxProcs, else MaxNodes).
@@ -59,6 +63,9 @@ pub enum StatsError {
     /// The file could not be read, or (strict) holds a bad line.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// A Batsim JSON file could not be read or holds a bad job.
+    #[error(transparent)]
+    Batsim(#[from] BatsimError),
     /// The report could not be written.
     #[error("cannot write the report")]
     Output(#[source] io::Error),
@@ -197,6 +204,14 @@ pub(crate) fn job_size(record: &Record) -> Option<u64> {
     positive(record.requested_processors).or(positive(record.allocated_processors))
 }
 
+/// A workload file as `stats` reads it.
+enum Input {
+    /// Batsim's JSON, read whole.
+    Whole(Box<Workload>),
+    /// SWF or CWF, streamed.
+    Stream(Box<Reader<Box<dyn BufRead + Send>>>),
+}
+
 /// Reads `args.file` (streaming), computes the statistics, writes them (text
 /// or JSON) to `out` and returns them.
 pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError> {
@@ -205,7 +220,17 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
     } else {
         ReadOptions::strict()
     };
-    let mut reader = open_path(&args.file, &options)?;
+    // Batsim's JSON is read whole (as `simulate` reads it); SWF and CWF
+    // are streamed.
+    let mut input = if schedsim_run::is_batsim_json(&args.file) {
+        Input::Whole(Box::new(read_batsim_path(&args.file, args.lenient)?.0))
+    } else {
+        Input::Stream(Box::new(open_path(&args.file, &options)?))
+    };
+    let records: Box<dyn Iterator<Item = Result<Record, ReadError>>> = match &mut input {
+        Input::Whole(workload) => Box::new(workload.records.iter().cloned().map(Ok)),
+        Input::Stream(reader) => Box::new(reader.by_ref()),
+    };
     let mut unknown = [0u64; 21];
     let mut jobs = 0u64;
     let mut commands = 0u64;
@@ -215,7 +240,7 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
     let mut area: u128 = 0;
     let mut sizes = Vec::new();
     let mut run_times = Vec::new();
-    for record in reader.by_ref() {
+    for record in records {
         let record = record?;
         count_unknowns(&record, &mut unknown);
         if record.is_command() {
@@ -240,7 +265,13 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             }
         }
     }
-    let (header, summary) = reader.into_parts();
+    let (header, summary) = match input {
+        Input::Whole(workload) => {
+            let workload = *workload;
+            (workload.header, workload.summary)
+        }
+        Input::Stream(reader) => reader.into_parts(),
+    };
     let span = first_submit.zip(last_submit).map(|(f, l)| l - f);
     let (procs, procs_from) = match (args.procs, header.max_procs(), header.max_nodes()) {
         (Some(p), _, _) => (Some(p), Some("--procs")),

@@ -5,14 +5,17 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use schedsim_sim_core::{Calendar, CalendarError};
-use workload_format::{ReadError, ReadOptions, ReadSummary, field_name, open_path};
+use workload_format::{
+    BatsimError, ReadError, ReadOptions, ReadSummary, open_path, read_batsim_path,
+};
 
 use crate::{CommandError, error_line};
 
 /// Arguments of `schedsim validate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ValidateArgs {
-    /// Workload files (.swf or .cwf, plain or gzip-compressed).
+    /// Workload files (.swf, .cwf or Batsim .json, plain or
+    /// gzip-compressed).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Skip bad lines and count them by reason instead of stopping at the
@@ -58,6 +61,13 @@ pub enum FileOutcome {
         /// Why.
         error: ReadError,
     },
+    /// A Batsim JSON file could not be read or (strict) holds a bad job.
+    FailedBatsim {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: BatsimError,
+    },
     /// The header's time zone or start time cannot make a calendar
     /// (`simulate` refuses the file for the same reason).
     BadCalendar {
@@ -102,7 +112,11 @@ pub fn validate(
     .with_max_examples(args.examples);
     let mut outcomes = Vec::with_capacity(args.files.len());
     for path in &args.files {
-        let outcome = check(path, &options);
+        let outcome = if schedsim_run::is_batsim_json(path) {
+            check_batsim(path, args.lenient)
+        } else {
+            check(path, &options)
+        };
         report(&outcome, args.lenient, out).map_err(ValidateError::Output)?;
         outcomes.push(outcome);
     }
@@ -111,7 +125,9 @@ pub fn validate(
         .filter(|o| {
             matches!(
                 o,
-                FileOutcome::Failed { .. } | FileOutcome::BadCalendar { .. }
+                FileOutcome::Failed { .. }
+                    | FileOutcome::FailedBatsim { .. }
+                    | FileOutcome::BadCalendar { .. }
             )
         })
         .count();
@@ -122,6 +138,29 @@ pub fn validate(
         });
     }
     Ok(outcomes)
+}
+
+/// Reads a Batsim JSON file whole, as `simulate` does.
+fn check_batsim(path: &std::path::Path, lenient: bool) -> FileOutcome {
+    let workload = match read_batsim_path(path, lenient) {
+        Ok((workload, _)) => workload,
+        Err(error) => {
+            return FileOutcome::FailedBatsim {
+                path: path.to_path_buf(),
+                error,
+            };
+        }
+    };
+    let numbers = workload
+        .records
+        .iter()
+        .enumerate()
+        .map(|(index, record)| (record.job_number, index));
+    FileOutcome::Read {
+        path: path.to_path_buf(),
+        repeated_numbers: schedsim_run::repeated_job_numbers(numbers),
+        summary: workload.summary,
+    }
 }
 
 /// Streams the file (constant memory) to its end.
@@ -159,6 +198,7 @@ fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {
     match outcome {
         FileOutcome::Failed { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
+        FileOutcome::FailedBatsim { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
         FileOutcome::BadCalendar { path, error } => writeln!(
             out,
             "FAIL  {}: header UnixStartTime, TimeZoneString or TimeZone: {error}",
@@ -237,16 +277,5 @@ fn plural(n: u64, noun: &str) -> String {
 
 /// ", 3 float values rounded (field 4 (run time): 3)" or nothing.
 fn rounded_note(summary: &ReadSummary) -> String {
-    if summary.rounded_total() == 0 {
-        return String::new();
-    }
-    let fields: Vec<String> = (1..=21)
-        .filter(|&f| summary.rounded_in(f) > 0)
-        .map(|f| format!("field {f} ({}): {}", field_name(f), summary.rounded_in(f)))
-        .collect();
-    format!(
-        ", {} float values rounded to integers ({})",
-        summary.rounded_total(),
-        fields.join(", ")
-    )
+    schedsim_run::rounded_values(summary).map_or_else(String::new, |text| format!(", {text}"))
 }

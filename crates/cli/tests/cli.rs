@@ -343,6 +343,68 @@ fn batsim_json_converts_both_ways_and_simulates_alike() {
     assert_eq!(from_swf, schedule(&back, "back"));
 }
 
+/// `validate` and `stats` read Batsim's JSON as `simulate` does, and every
+/// command that reads it says which float times it rounded.
+#[test]
+fn batsim_json_is_validated_and_counted_and_its_roundings_are_reported() {
+    let dir = temp_dir("batsim-read");
+    // Job a at 10.4 s (rounded to 10), b at 0.6 s (to 1), both running
+    // 5.5 s (to 6).
+    let json = write(
+        &dir,
+        "w.json",
+        r#"{"nb_res": 4, "jobs": [
+            {"id": "a", "subtime": 10.4, "walltime": 100, "res": 2, "profile": "p"},
+            {"id": "b", "subtime": 0.6, "res": 4, "profile": "p"}],
+          "profiles": {"p": {"type": "delay", "delay": 5.5}}}"#,
+    );
+    let rounded =
+        "4 float values rounded to integers (field 2 (submit time): 2, field 4 (run time): 2)";
+    let o = run(&["validate", s(&json)]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("2 records, {rounded}")),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["stats", s(&json)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Submits 1 and 10: a span of 9 s; work 2 x 6 + 4 x 6 = 36 on 4
+    // processors: load 36 / 36 = 1.
+    assert!(stdout(&o).contains("time span:     9 s"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("offered load:  1.0000"),
+        "{}",
+        stdout(&o)
+    );
+    for args in [
+        vec!["simulate", "-w", s(&json), "-p", "easy"],
+        vec!["convert", s(&json), s(&dir.join("w.swf"))],
+    ] {
+        let o = run(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!("read: {rounded}")),
+            "{}",
+            stdout(&o)
+        );
+    }
+    // A bad job fails validation with its place, not as an SWF line.
+    let bad = write(
+        &dir,
+        "bad.json",
+        r#"{"nb_res": 4, "jobs": [{"id": 1, "subtime": -3, "res": 2, "profile": "p"}],
+          "profiles": {"p": {"type": "delay", "delay": 5}}}"#,
+    );
+    let o = run(&["validate", s(&bad)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("bad.json: jobs[0] (id 1): subtime: -3 is not a time >= 0"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 #[test]
 fn convert_rejects_unknown_extensions() {
     let dir = temp_dir("ext");

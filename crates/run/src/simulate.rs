@@ -83,7 +83,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     Header, HeaderError, JobStatus, PackedRecords, ReadError, ReadOptions, ReadSummary, Record,
-    Workload, WriteError, Writer, open_path, read_batsim_path, read_path, workload_to_string,
+    Workload, WriteError, Writer, field_name, open_path, read_batsim_path, read_path,
+    workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -391,6 +392,24 @@ fn machine_size_keys(header: &Header) -> String {
     format!("{} and {}", describe("MaxProcs"), describe("MaxNodes"))
 }
 
+/// What the reader rounded: "4 float values rounded to integers (field 2
+/// (submit time): 2, ...)", or `None` when every value was whole.
+/// `schedsim validate` and the run's notes print it.
+pub fn rounded_values(summary: &ReadSummary) -> Option<String> {
+    if summary.rounded_total() == 0 {
+        return None;
+    }
+    let fields: Vec<String> = (1..=21)
+        .filter(|&f| summary.rounded_in(f) > 0)
+        .map(|f| format!("field {f} ({}): {}", field_name(f), summary.rounded_in(f)))
+        .collect();
+    Some(format!(
+        "{} float values rounded to integers ({})",
+        summary.rounded_total(),
+        fields.join(", ")
+    ))
+}
+
 /// The warning for job numbers given to more than one job, from each
 /// job's (number, 0-based record index) in any order; `None` if every
 /// number is used once. `schedsim validate` and the run's notes print it.
@@ -454,6 +473,9 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
             plural(read.skipped_lines, "line"),
             reasons.join(", ")
         ));
+    }
+    if let Some(rounded) = loaded.read_summary.as_ref().and_then(rounded_values) {
+        notes.push(format!("read: {rounded}"));
     }
     let numbers = loaded
         .records
