@@ -115,6 +115,7 @@ pub struct ScojoPect {
     // Per-call state.
     overhead: SwitchOverhead,
     granularity: u32,
+    blocks: u32,
     free: ProcSet,
     suspended_sets: [ProcSet; 3],
     any_suspended: ProcSet,
@@ -157,6 +158,7 @@ impl ScojoPect {
             counters: ScojoCounters::default(),
             overhead: SwitchOverhead::default(),
             granularity: 1,
+            blocks: 0,
             free: empty(),
             suspended_sets: Default::default(),
             any_suspended: empty(),
@@ -241,6 +243,8 @@ impl ScojoPect {
     /// Builds the call's processor sets from the view.
     fn read_machine(&mut self, view: &View<'_>) {
         self.granularity = view.granularity().max(1);
+        self.blocks = view.procs() / self.granularity;
+        let blocks = self.blocks;
         for set in [
             &mut self.free,
             &mut self.any_suspended,
@@ -250,7 +254,7 @@ impl ScojoPect {
         .into_iter()
         .chain(self.suspended_sets.iter_mut())
         {
-            set.clear();
+            set.reset(blocks);
         }
         self.ranges.clear();
         self.ranges.extend(view.free_processors());
@@ -321,7 +325,7 @@ impl ScojoPect {
     /// avoiding those any suspended job needs back while others remain.
     fn start(&mut self, view: &View<'_>, id: JobId, class: JobClass) -> bool {
         let blocks = self.blocks_of(view.job(id).size);
-        let mut chosen = ProcSet::empty();
+        let mut chosen = ProcSet::empty(self.blocks);
         let excluded = [&self.suspended_sets[class.index()], &self.protected];
         if !self
             .free
@@ -635,7 +639,7 @@ impl ScojoPect {
             .filter(|&id| self.info(id).class == class)
             .collect();
         for id in own {
-            let mut needed = ProcSet::empty();
+            let mut needed = ProcSet::empty(self.blocks);
             needed.add_ranges(view.allocation(id), self.granularity);
             if view.state(id) == JobState::Suspended && !needed.is_subset(&self.free) {
                 let colliders: Vec<JobId> = view
@@ -707,7 +711,7 @@ impl ScojoPect {
                 continue;
             }
             for id in self.resumable(view, other) {
-                let mut needed = ProcSet::empty();
+                let mut needed = ProcSet::empty(self.blocks);
                 needed.add_ranges(view.allocation(id), self.granularity);
                 let end = now + self.overhead.resume + view.remaining_estimate(id);
                 if needed.is_subset(&self.free)
@@ -1014,7 +1018,7 @@ impl ScojoPect {
                 continue;
             }
             for id in self.resumable(view, other) {
-                let mut needed = ProcSet::empty();
+                let mut needed = ProcSet::empty(self.blocks);
                 needed.add_ranges(view.allocation(id), self.granularity);
                 let duration = self.overhead.resume + view.remaining_estimate(id).max(1);
                 let size = view.job(id).size;
