@@ -364,14 +364,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         Format::JsonLines | Format::Sacct => {}
     }
     summary.records = workload.records.len() as u64;
-    summary.repeated_numbers = schedsim_run::repeated_job_numbers(
-        workload
-            .records
-            .iter()
-            .enumerate()
-            .filter(|(_, record)| !record.is_command())
-            .map(|(index, record)| (record.job_number, index)),
-    );
+    summary.repeated_numbers = schedsim_run::repeated_job_numbers_in(workload.records.iter());
     write(&workload, to, &args.output)?;
     if let Some(import) = &sacct {
         let path = mapping_path(&args.output);

@@ -228,7 +228,10 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
         Input::Stream(Box::new(open_path(&args.file, &options)?))
     };
     let records: Box<dyn Iterator<Item = Result<Record, ReadError>>> = match &mut input {
-        Input::Whole(workload) => Box::new(workload.records.iter().cloned().map(Ok)),
+        // The records are not needed after this loop: moved, not copied.
+        Input::Whole(workload) => {
+            Box::new(std::mem::take(&mut workload.records).into_iter().map(Ok))
+        }
         Input::Stream(reader) => Box::new(reader.by_ref()),
     };
     let mut unknown = [0u64; 21];

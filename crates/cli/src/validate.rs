@@ -151,19 +151,15 @@ fn check_batsim(path: &std::path::Path, lenient: bool) -> FileOutcome {
             };
         }
     };
-    let numbers = workload
-        .records
-        .iter()
-        .enumerate()
-        .map(|(index, record)| (record.job_number, index));
     FileOutcome::Read {
         path: path.to_path_buf(),
-        repeated_numbers: schedsim_run::repeated_job_numbers(numbers),
+        repeated_numbers: schedsim_run::repeated_job_numbers_in(workload.records.iter()),
         summary: workload.summary,
     }
 }
 
-/// Streams the file (constant memory) to its end.
+/// Streams the file to its end, keeping of each job only its number and
+/// place (for the repeated-number check), not the record.
 fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
     let failed = |error| FileOutcome::Failed {
         path: path.to_path_buf(),

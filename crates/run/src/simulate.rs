@@ -448,6 +448,21 @@ where
     ))
 }
 
+/// [`repeated_job_numbers`] of records in memory, in record order (CWF
+/// commands are not jobs): `simulate`, `convert` and `validate` of
+/// Batsim's JSON.
+pub fn repeated_job_numbers_in<R>(records: impl Iterator<Item = R> + Clone) -> Option<String>
+where
+    R: std::borrow::Borrow<Record>,
+{
+    repeated_job_numbers(
+        records
+            .enumerate()
+            .filter(|(_, record)| !record.borrow().is_command())
+            .map(|(index, record)| (record.borrow().job_number, index)),
+    )
+}
+
 /// What a user should know about the input before reading the results:
 /// the lines lenient mode skipped or kept with a warning (by reason, with
 /// the first example), job numbers given to more than one job (results name
@@ -477,13 +492,7 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
     if let Some(rounded) = loaded.read_summary.as_ref().and_then(rounded_values) {
         notes.push(format!("read: {rounded}"));
     }
-    let numbers = loaded
-        .records
-        .iter()
-        .enumerate()
-        .filter(|(_, record)| !record.is_command())
-        .map(|(index, record)| (record.job_number, index));
-    notes.extend(repeated_job_numbers(numbers));
+    notes.extend(repeated_job_numbers_in(loaded.records.iter()));
     let header = &loaded.header;
     let mut keys: Vec<String> = header
         .entries()

@@ -391,9 +391,28 @@ impl CellResult {
         self.digest = self.content_digest();
     }
 
+    /// The result a cell's file holds, if it is that cell's: it parses,
+    /// holds this cell (hash and configuration) and matches its digest;
+    /// otherwise why not. A resumed run redoes such a cell, merge refuses
+    /// it.
+    ///
+    /// # Errors
+    /// Why the bytes are not this cell's result.
+    pub fn trusted(bytes: &[u8], cell: &Cell) -> Result<Self, String> {
+        let mut result: Self =
+            serde_json::from_slice(bytes).map_err(|e| format!("not a cell result ({e})"))?;
+        if result.hash != cell.hash || result.config != cell.config {
+            return Err("it holds another cell's result than its name says".to_owned());
+        }
+        match result.damage() {
+            Some(why) => Err(why.to_owned()),
+            None => Ok(result),
+        }
+    }
+
     /// Why this result read from a file cannot be trusted, if it cannot:
     /// no digest (an older file), or one its content does not match.
-    pub fn damage(&mut self) -> Option<&'static str> {
+    fn damage(&mut self) -> Option<&'static str> {
         if self.digest.is_empty() {
             return Some("it has no content digest (written before schedsim checked them)");
         }

@@ -57,15 +57,9 @@ fn cell_file(cells_dir: &Path, cell: &Cell) -> CellFile {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return CellFile::Missing,
         Err(e) => return CellFile::Untrusted(format!("cannot read it: {e}")),
     };
-    match serde_json::from_slice::<CellResult>(&bytes) {
-        Err(e) => CellFile::Untrusted(format!("not a cell result ({e})")),
-        Ok(result) if result.hash != cell.hash || result.config != cell.config => {
-            CellFile::Untrusted("it holds another cell's result".to_owned())
-        }
-        Ok(mut result) => match result.damage() {
-            Some(why) => CellFile::Untrusted(why.to_owned()),
-            None => CellFile::Finished,
-        },
+    match CellResult::trusted(&bytes, cell) {
+        Ok(_) => CellFile::Finished,
+        Err(why) => CellFile::Untrusted(why),
     }
 }
 

@@ -102,9 +102,9 @@ pub struct ScojoPect {
     /// slice's end: nothing waits or is suspended, switching is free and
     /// smart backfilling on, so each slice end until the next call (an
     /// arrival or an end) would suspend and resume the same jobs in one
-    /// instant, which is dropped.
-    /// The next call passes those slice ends without acting (a job of 2^52
-    /// s would otherwise wake the policy some 10^12 times).
+    /// instant, which is dropped. The next call passes those slice ends
+    /// without acting (a job of 2^52 s would otherwise wake the policy
+    /// some 10^12 times).
     quiet: bool,
     jobs: Vec<JobInfo>,
     queues: [Vec<JobId>; 3],
