@@ -270,7 +270,7 @@ impl ScojoPect {
     /// The processors a job of `class` may start on now.
     fn allowed(&self, class: JobClass) -> u32 {
         self.free
-            .count_without(&[&self.suspended_sets[class.index()], &self.protected])
+            .count_without([&self.suspended_sets[class.index()], &self.protected])
             * self.granularity
     }
 
@@ -329,7 +329,7 @@ impl ScojoPect {
         let excluded = [&self.suspended_sets[class.index()], &self.protected];
         if !self
             .free
-            .take_lowest(blocks, &excluded, &self.any_suspended, &mut chosen)
+            .take_lowest(blocks, excluded, &self.any_suspended, &mut chosen)
         {
             return false;
         }
