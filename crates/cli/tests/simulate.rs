@@ -383,3 +383,55 @@ fn input_problems_are_listed_before_the_results() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn folders_and_time_spans_that_cannot_be_are_refused_before_running() {
+    let dir = temp_dir("refused");
+    let path = dir.join("w.swf");
+    std::fs::write(&path, WORKLOAD).unwrap();
+    // `conf=DIR/a/b.conf` and `conf=DIR/a_b.conf` would both write to
+    // `slurm-backfill_conf=DIR_a_b.conf` (slashes become underscores).
+    let conf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/slurm");
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::copy(conf.join("age.conf"), dir.join("a/b.conf")).unwrap();
+    std::fs::copy(conf.join("fairshare.conf"), dir.join("a_b.conf")).unwrap();
+    let first = format!("slurm-backfill:conf={}", s(&dir.join("a/b.conf")));
+    let second = format!("slurm-backfill:conf={}", s(&dir.join("a_b.conf")));
+    let out = dir.join("out");
+    let o = run(&[
+        "simulate",
+        "-w",
+        s(&path),
+        "-p",
+        &first,
+        "-p",
+        &second,
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("is also that of"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out.exists(), "nothing is written");
+    // 1,025 one-processor jobs of 2^53 s in a row would end at 1025 x 2^53
+    // = 9,232,379,236,109,516,800 s, past 2^63 - 1: refused, where the
+    // times used to stop at i64::MAX without a word.
+    let mut long = String::from("; MaxProcs: 1\n");
+    for number in 1..=1025 {
+        long.push_str(&format!(
+            "{number} 0 -1 9007199254740992 1 -1 -1 1 9007199254740992 -1 1 1 1 -1 1 -1 -1 -1\n"
+        ));
+    }
+    let path = dir.join("long.swf");
+    std::fs::write(&path, long).unwrap();
+    let o = run(&["simulate", "-w", s(&path), "-p", "fcfs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("would end at 9232379236109516800 s, past 2^60 s"),
+        "{}",
+        text(&o.stderr)
+    );
+}

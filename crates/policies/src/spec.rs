@@ -646,5 +646,12 @@ mod tests {
             "policy `los`: option `merit` = `min` is not valid (expected none, maxjobs, max-slowdown, \
              min-slowdown, max-response or min-response)"
         );
+        // Seconds that are added to simulated times stop at 2^53, as
+        // workload times do.
+        assert_eq!(
+            build("scojo-pect:cycle=9223372036854775807").unwrap_err(),
+            "policy `scojo-pect`: option `cycle` = `9223372036854775807` is not valid (expected 3 <= cycle <= 2^53 (seconds))"
+        );
+        assert!(build("scojo-pect:cycle=9007199254740992").is_ok());
     }
 }

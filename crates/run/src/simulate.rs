@@ -597,6 +597,14 @@ pub enum SimulateError {
     /// Two --policy values name the same policy with the same options.
     #[error("policy `{0}` is given twice (compare different policies or options)")]
     DuplicatePolicy(String),
+    /// A policy's output folder would be another's, or is too long a name.
+    #[error("policy `{spec}` cannot be written: {problem} (give the file another name or path)")]
+    FolderName {
+        /// The policy spec as given.
+        spec: String,
+        /// What is wrong with its folder.
+        problem: String,
+    },
     /// The records cannot be simulated on this machine.
     #[error("cannot simulate this workload{hint}", hint = lenient_hint(.0))]
     JobModel(#[from] JobModelError),
@@ -1485,6 +1493,9 @@ fn simulate_inner(
     if let Some(pair) = canonical.windows(2).find(|pair| pair[0] == pair[1]) {
         return Err(SimulateError::DuplicatePolicy(pair[0].clone()));
     }
+    if args.out.is_some() {
+        check_folder_names(&specs)?;
+    }
     let loaded = load_workload(args)?;
     let config = metrics_config(args, loaded.jobs.model().procs);
     let options = args.sim_options();
@@ -1530,6 +1541,33 @@ fn simulate_inner(
     }
     report(args, &loaded, &runs, out).map_err(SimulateError::Output)?;
     Ok(SimulateOutcome { loaded, runs })
+}
+
+/// Refuses, before anything runs, policies whose output folders would be
+/// one (`conf=a/b.conf` and `conf=a_b.conf` both become `..._a_b.conf`)
+/// or a name too long for a file system (255 bytes).
+fn check_folder_names(specs: &[PolicySpec]) -> Result<(), SimulateError> {
+    let mut folders: Vec<(String, String)> = specs
+        .iter()
+        .map(|spec| (spec.dir_name(), spec.to_string()))
+        .collect();
+    if let Some((folder, spec)) = folders.iter().find(|(folder, _)| folder.len() > 255) {
+        return Err(SimulateError::FolderName {
+            spec: spec.clone(),
+            problem: format!("its folder name is {} bytes, more than 255", folder.len()),
+        });
+    }
+    folders.sort_unstable();
+    if let Some(pair) = folders.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        return Err(SimulateError::FolderName {
+            spec: pair[1].1.clone(),
+            problem: format!(
+                "its output folder `{}` is also that of `{}`",
+                pair[1].0, pair[0].1
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Whether a spec is a Slurm policy: `slurm-backfill`, or an order

@@ -559,6 +559,10 @@ pub struct Simulation<'a> {
     /// is trusted. Never set in runs without commands or suspensions, which
     /// then pay nothing for it.
     maybe_stale: bool,
+    /// An error found while applying events (a command moved an end past
+    /// [`TIME_LIMIT`](crate::TIME_LIMIT)), returned by the next `apply` or
+    /// by `finish`.
+    deferred: Option<SimError>,
     stats: RunStats,
 }
 
@@ -602,6 +606,7 @@ impl<'a> Simulation<'a> {
             leaving_queue: Vec::new(),
             woken: false,
             maybe_stale: false,
+            deferred: None,
             stats: RunStats::default(),
         }
     }
@@ -692,6 +697,9 @@ impl<'a> Simulation<'a> {
     /// The first decision the simulator refuses (see [`SimError`]); the
     /// simulation must not be continued after an error.
     pub fn apply(&mut self, decisions: &Decisions) -> Result<(), SimError> {
+        if let Some(error) = self.deferred.take() {
+            return Err(error);
+        }
         if let Some(reason) = decisions.failure() {
             return Err(SimError::PolicyFailed {
                 policy: self.policy.clone(),
@@ -705,6 +713,14 @@ impl<'a> Simulation<'a> {
                 return Err(SimError::WakeInPast {
                     policy: self.policy.clone(),
                     wake: at,
+                    time: t,
+                });
+            }
+            if at > crate::TIME_LIMIT {
+                return Err(SimError::BeyondTimeLimit {
+                    policy: self.policy.clone(),
+                    what: "it asked to be woken".to_owned(),
+                    at: i128::from(at),
                     time: t,
                 });
             }
@@ -741,6 +757,9 @@ impl<'a> Simulation<'a> {
     /// [`SimError::RunNotOver`] if events are left;
     /// [`SimError::Stalled`] if jobs still wait or are suspended.
     pub fn finish(mut self) -> Result<Schedule, SimError> {
+        if let Some(error) = self.deferred.take() {
+            return Err(error);
+        }
         self.drop_stale_machine_events();
         if self.next_event().is_some() {
             return Err(SimError::RunNotOver {
@@ -980,6 +999,20 @@ impl<'a> Simulation<'a> {
             .saturating_add(total - self.state.used(id))
     }
 
+    /// Refuses an end, release or resumption at `at` (saturated, so any
+    /// overflow shows as `Time::MAX`) past [`TIME_LIMIT`](crate::TIME_LIMIT).
+    fn check_limit(&self, id: JobId, what: &str, at: Time) -> Result<(), SimError> {
+        if at <= crate::TIME_LIMIT {
+            return Ok(());
+        }
+        Err(SimError::BeyondTimeLimit {
+            policy: self.policy.clone(),
+            what: format!("job {} would {what}", self.jobs.job(id).number),
+            at: i128::from(at),
+            time: self.now,
+        })
+    }
+
     /// Applies the next elastic control command.
     ///
     /// With work w, estimate e and the commands applied so far, a job's
@@ -1058,6 +1091,9 @@ impl<'a> Simulation<'a> {
                     self.state.insert_running(entry);
                 }
                 let end = self.end_of(id);
+                if self.deferred.is_none() {
+                    self.deferred = self.check_limit(id, "end", end).err();
+                }
                 let run = &mut self.state.runs[id.index()];
                 if end != run.end {
                     run.end = end;
@@ -1251,6 +1287,7 @@ impl<'a> Simulation<'a> {
         };
         self.state.insert_running(entry);
         let end = self.end_of(id);
+        self.check_limit(id, "end", end)?;
         self.state.runs[id.index()].end = end;
         self.machine_events.push(Reverse((end, sequence, id)));
         Ok(())
@@ -1308,6 +1345,7 @@ impl<'a> Simulation<'a> {
         let run_time = self.state.run_time(id, now);
         let overhead = self.options.switch_overhead.suspend;
         let release = now.saturating_add(overhead);
+        self.check_limit(id, "release its processors", release)?;
         let sequence = self.next_sequence();
         let segment = Segment {
             start: self.state.segment_start(id),
@@ -1384,6 +1422,7 @@ impl<'a> Simulation<'a> {
         };
         self.state.insert_running(entry);
         let end = self.end_of(id);
+        self.check_limit(id, "end", end)?;
         self.state.runs[id.index()].end = end;
         self.machine_events.push(Reverse((end, sequence, id)));
         self.stats.resumes += 1;

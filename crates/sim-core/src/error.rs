@@ -60,6 +60,15 @@ pub enum JobModelError {
         /// How many jobs have it.
         jobs: u32,
     },
+    /// The jobs run one after another would end past
+    /// [`MAX_SERIAL_END`](crate::MAX_SERIAL_END).
+    #[error(
+        "the workload is too long to simulate: its jobs run one after another from its last submission (each for the longer of its runtime and estimate, plus its time extensions) would end at {end} s, past 2^60 s"
+    )]
+    TooLong {
+        /// When they would end, in seconds.
+        end: u128,
+    },
     /// A hand-made job is inconsistent with the machine.
     #[error(
         "job {job_number} is invalid for this machine (empty, too large, not a multiple of the granularity, a time negative or beyond 2^53 s, or an estimate below 1 s)"
@@ -113,6 +122,21 @@ pub enum SimError {
         job: JobId,
         /// Its requested start.
         requested: Time,
+        /// Simulated time of the decision.
+        time: Time,
+    },
+    /// A start, resumption or suspension would end, or a wake-up fire,
+    /// past [`TIME_LIMIT`](crate::TIME_LIMIT).
+    #[error(
+        "policy {policy} at time {time}: {what} at {at} s, past the 2^62 s a simulation can reach"
+    )]
+    BeyondTimeLimit {
+        /// The policy's name.
+        policy: String,
+        /// What would happen then, e.g. "job 12 would end".
+        what: String,
+        /// When, in seconds.
+        at: i128,
         /// Simulated time of the decision.
         time: Time,
     },

@@ -7,7 +7,7 @@ use workload_format::{Record, RequestType};
 use crate::calendar::Calendar;
 use crate::deadline::Deadlines;
 use crate::error::JobModelError;
-use crate::{MAX_TIME, Time};
+use crate::{MAX_SERIAL_END, MAX_TIME, Time};
 
 /// Index of a job in a [`JobSet`] (jobs are numbered in arrival order from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -545,8 +545,8 @@ impl JobSet {
     ///
     /// # Errors
     /// An invalid machine (0 processors, granularity 0 or not dividing the
-    /// processor count) or, in strict mode, the first record that cannot be
-    /// simulated.
+    /// processor count), in strict mode the first record that cannot be
+    /// simulated, or [`JobModelError::TooLong`].
     pub fn from_records<I>(records: I, model: &JobModel) -> Result<Self, JobModelError>
     where
         I: IntoIterator,
@@ -714,6 +714,7 @@ impl JobSet {
             .iter()
             .filter(|job| job.requested_start.is_some())
             .count() as u64;
+        check_serial_end(&jobs, &commands)?;
         Ok(Self {
             jobs,
             calendar: None,
@@ -730,7 +731,7 @@ impl JobSet {
     /// # Errors
     /// An invalid machine, or a job that is empty, larger than the machine,
     /// not a multiple of the granularity, or has a negative time or an
-    /// estimate below 1.
+    /// estimate below 1; [`JobModelError::TooLong`].
     pub fn from_jobs(mut jobs: Vec<Job>, model: &JobModel) -> Result<Self, JobModelError> {
         model.validate()?;
         for job in &jobs {
@@ -749,6 +750,7 @@ impl JobSet {
                 });
             }
         }
+        check_serial_end(&jobs, &[])?;
         jobs.sort_by_key(|job| job.submit);
         let normalization = Normalization {
             records: jobs.len() as u64,
@@ -774,7 +776,7 @@ impl JobSet {
     ///
     /// # Errors
     /// A command for an unknown job, before its job's submission, or with a
-    /// zero amount.
+    /// zero amount; [`JobModelError::TooLong`] with its extensions.
     pub fn with_commands(
         mut self,
         mut commands: Vec<ElasticCommand>,
@@ -809,6 +811,7 @@ impl JobSet {
                 });
             }
         }
+        check_serial_end(&self.jobs, &commands)?;
         commands.sort_by_key(|command| command.time);
         self.normalization.commands += commands.len() as u64;
         self.normalization.commands_kept += commands.len() as u64;
@@ -1044,6 +1047,35 @@ fn resolve_command(
         job: id,
         change,
     })
+}
+
+/// Refuses a job set whose jobs, run one after another from its last
+/// submission or requested start, each for the longer of its runtime and
+/// estimate plus its ET extensions, would end past [`MAX_SERIAL_END`]:
+/// every work-conserving schedule ends by then, and a policy can add up
+/// estimates of waiting jobs without overflow.
+fn check_serial_end(jobs: &[Job], commands: &[ElasticCommand]) -> Result<(), JobModelError> {
+    let last_start = jobs
+        .iter()
+        .map(|job| job.submit.max(job.requested_start.unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    let work: u128 = jobs
+        .iter()
+        .map(|job| job.runtime.max(job.estimate).unsigned_abs() as u128)
+        .sum();
+    let extensions: u128 = commands
+        .iter()
+        .map(|command| match command.change {
+            Change::ExtendTime(amount) => amount.unsigned_abs() as u128,
+            _ => 0,
+        })
+        .sum();
+    let end = last_start.unsigned_abs() as u128 + work + extensions;
+    if end > MAX_SERIAL_END as u128 {
+        return Err(JobModelError::TooLong { end });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

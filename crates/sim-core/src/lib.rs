@@ -132,9 +132,24 @@ pub type Time = i64;
 
 /// The largest time, in seconds, a workload may hold: 2^53 s (about 285
 /// million years; see [`workload_format::MAX_TIME`]). Workload readers
-/// refuse larger times, and hand-made jobs are checked against it, so
-/// simulated times can be added without overflow.
+/// refuse larger times, and hand-made jobs are checked against it.
 pub const MAX_TIME: Time = 1 << 53;
+
+/// The latest a workload's jobs may end if run one after another: 2^60 s.
+/// A job set whose last submission (or requested start) plus every job's
+/// longer of runtime and estimate plus every ET extension passes it is
+/// refused ([`JobModelError::TooLong`]), since one value below
+/// [`MAX_TIME`] each does not keep their sum in 64 bits (1,024 jobs of
+/// 2^53 s in a row end past 2^63).
+pub const MAX_SERIAL_END: Time = 1 << 60;
+
+/// The latest time a simulation may reach: 2^62 s. A start, resumption,
+/// suspension or wake-up that would end or fire later stops the run with
+/// [`SimError::BeyondTimeLimit`] (a policy that idles the machine, or time
+/// sharing with long switch overheads, can pass [`MAX_SERIAL_END`]). With
+/// times below it, a policy can add an estimate and a sum of estimates
+/// bounded by [`MAX_SERIAL_END`] without overflow.
+pub const TIME_LIMIT: Time = 1 << 62;
 
 /// The most processors a machine may have: 2^24 = 16,777,216, more than
 /// any machine counted in cores has today (Fugaku: 7.6 million). The

@@ -487,3 +487,48 @@ fn dedicated_jobs_start_at_their_requested_time() {
         "policy eager started dedicated job JobId(0) at time 0, before its requested start 50"
     );
 }
+
+#[test]
+fn times_stay_far_from_overflow() {
+    use schedsim_sim_core::{JobModelError, MAX_SERIAL_END, MAX_TIME, TIME_LIMIT};
+    // 128 jobs of 2^53 s in a row end at 2^7 x 2^53 = 2^60: accepted;
+    // one more second of runtime is refused.
+    let at_limit: Vec<_> = (0..128)
+        .map(|n| job(n + 1, 0, 1, MAX_TIME, MAX_TIME))
+        .collect();
+    assert!(JobSet::from_jobs(at_limit.clone(), &JobModel::new(1)).is_ok());
+    let mut over = at_limit;
+    over.push(job(129, 0, 1, 1, 1));
+    let err = JobSet::from_jobs(over, &JobModel::new(1)).unwrap_err();
+    assert_eq!(
+        err,
+        JobModelError::TooLong {
+            end: MAX_SERIAL_END as u128 + 1
+        }
+    );
+    // A policy that waits until just before 2^62 s and then starts a job of
+    // 10 s: the job would end 5 s past the limit.
+    let jobs = JobSet::from_jobs(vec![job(1, 0, 1, 10, 10)], &JobModel::new(4)).unwrap();
+    let late = TIME_LIMIT - 5;
+    let err = simulate(
+        &jobs,
+        &mut Scripted(vec![(0, vec![], vec![late]), (late, vec![0], vec![])]),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "policy scripted at time {late}: job 1 would end at {} s, past the 2^62 s a simulation can reach",
+            TIME_LIMIT + 5
+        )
+    );
+    // A wake-up past the limit.
+    let err = simulate(
+        &jobs,
+        &mut Scripted(vec![(0, vec![], vec![TIME_LIMIT + 1])]),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, SimError::BeyondTimeLimit { at, .. } if at == i128::from(TIME_LIMIT) + 1)
+    );
+}

@@ -756,3 +756,44 @@ fn a_job_suspended_whenever_its_resume_overhead_ends_is_an_error_not_a_loop() {
         "policy treadmill suspended job 7 1000 times in a row by time 3001 without letting it run"
     ));
 }
+
+#[test]
+fn a_command_that_moves_an_end_past_the_time_limit_stops_the_run() {
+    use schedsim_sim_core::TIME_LIMIT;
+    // The policy waits until 100 s before 2^62 and starts the job (work
+    // 100, estimate 200): it would end exactly at the limit. An ET of 1,000
+    // s at limit - 50 makes its work 1,100 and kill-by 1,200: it would end
+    // at limit - 100 + 1,100 = limit + 1,000.
+    struct Late;
+    impl Policy for Late {
+        fn name(&self) -> &str {
+            "late"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::default().with_elastic_commands()
+        }
+        fn schedule(&mut self, view: &View<'_>, decisions: &mut Decisions) {
+            if view.now() == TIME_LIMIT - 100 {
+                decisions.start(JobId(0));
+            } else {
+                decisions.wake_at(TIME_LIMIT - 100);
+            }
+        }
+    }
+    let jobs = set(1, vec![Job::new(1, 0, 1, 200, 100)])
+        .with_commands(vec![ElasticCommand {
+            time: TIME_LIMIT - 50,
+            job: JobId(0),
+            change: Change::ExtendTime(1000),
+        }])
+        .unwrap();
+    let err = simulate(&jobs, &mut Late).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "policy late at time {}: job 1 would end at {} s, past the 2^62 s a simulation can reach",
+            TIME_LIMIT - 50,
+            TIME_LIMIT + 1000
+        )
+    );
+}

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use schedsim_sim_core::Time;
+use schedsim_sim_core::{MAX_TIME, Time};
 
 /// A job's runtime class. Jobs are classified once, when they arrive, by
 /// the runtime the scheduler knows (their estimate: the thesis assumes
@@ -412,8 +412,16 @@ impl ScojoConfig {
                 "1 <= short-below < medium-below (seconds)".to_owned(),
             ));
         }
-        if self.cycle < 3 {
-            return Err(("cycle", "a cycle of at least 3 s".to_owned()));
+        // Workload times stop at 2^53 s; so do these, which are added to
+        // simulated times.
+        if self.medium_below > MAX_TIME {
+            return Err((
+                "medium-below",
+                "short-below < medium-below <= 2^53 (seconds)".to_owned(),
+            ));
+        }
+        if !(3..=MAX_TIME).contains(&self.cycle) {
+            return Err(("cycle", "3 <= cycle <= 2^53 (seconds)".to_owned()));
         }
         if self.min_slice < 0 || self.min_slice > self.cycle {
             return Err(("min-slice", "0 <= min-slice <= cycle (seconds)".to_owned()));
