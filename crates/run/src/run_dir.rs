@@ -6,7 +6,13 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use schedsim_metrics::CompletedJob;
+use schedsim_metrics::{CompletedJob, MetricsConfig, summarize};
+use schedsim_sim_core::MAX_TIME;
+
+/// Why a time is refused: the range every time of a run lies in.
+fn time_range_problem() -> String {
+    format!("a time must be a whole number of seconds from 0 to 2^53 = {MAX_TIME}")
+}
 
 /// One job of jobs.csv.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +156,57 @@ pub enum RunDirError {
         /// Processors of the machine (at least 1).
         procs: u32,
     },
+    /// The run folder does not exist (or is not a folder).
+    #[error("{} {problem}", dir.display())]
+    NotAFolder {
+        /// The path given.
+        dir: PathBuf,
+        /// `does not exist` or `is not a folder`.
+        problem: &'static str,
+    },
+    /// A value of a job's row is unreadable, out of range, or disagrees
+    /// with the row's other columns (a tampered or corrupted file).
+    #[error("{path}:{line}: job {number}: column `{column}` is `{value}`: {problem}")]
+    BadJobValue {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The job number.
+        number: u64,
+        /// The column.
+        column: &'static str,
+        /// The text.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// summary.json's metrics disagree with those of jobs.csv's jobs:
+    /// one of the files was changed after the run.
+    #[error(
+        "{}: metrics.{metric} is {recorded} but the jobs of jobs.csv give {recomputed}; jobs.csv or summary.json was changed after the run (run simulate again)",
+        path.display()
+    )]
+    MetricsDisagree {
+        /// summary.json.
+        path: PathBuf,
+        /// The metric, e.g. `wait.mean`.
+        metric: &'static str,
+        /// Its value in summary.json (`none` if missing).
+        recorded: String,
+        /// Its value recomputed from jobs.csv.
+        recomputed: f64,
+    },
+    /// summary.json's metrics settings cannot be read, or the metrics of
+    /// jobs.csv cannot be computed with them.
+    #[error("{}: cannot recompute the metrics from jobs.csv with its metrics_config", path.display())]
+    Metrics {
+        /// summary.json.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A jobs.csv value does not parse.
     #[error("{path}:{line}: column `{column}`: cannot read `{value}`")]
     BadValue {
@@ -165,15 +222,39 @@ pub enum RunDirError {
 }
 
 impl RunDir {
-    /// Reads `dir/summary.json` and `dir/jobs.csv`.
+    /// Reads `dir/summary.json` and `dir/jobs.csv` (and `segments.csv`
+    /// when present), checking every row: times (submit, requested, start,
+    /// finish) from 0 to 2^53 s, in order, `execution_time`,
+    /// `waiting_time` and `turnaround_time` (when present) equal to the
+    /// differences of the times, `stretch` and `bounded_slowdown` finite
+    /// and at least 0, processors on the machine, segments within their
+    /// job's run and disjoint.
     ///
     /// # Errors
-    /// A missing or malformed file, naming file, line and column.
+    /// A folder that does not exist, a missing or malformed file, or a row
+    /// that fails a check, naming file, line, job, column and value.
     pub fn read(dir: &Path) -> Result<Self, RunDirError> {
         let read = |name: &str| {
             let path = dir.join(name);
             fs::read_to_string(&path).map_err(|source| RunDirError::Io { path, source })
         };
+        let problem = match fs::metadata(dir) {
+            Ok(metadata) if metadata.is_dir() => None,
+            Ok(_) => Some("is not a folder"),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Some("does not exist"),
+            Err(source) => {
+                return Err(RunDirError::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        if let Some(problem) = problem {
+            return Err(RunDirError::NotAFolder {
+                dir: dir.to_path_buf(),
+                problem,
+            });
+        }
         let summary_path = dir.join("summary.json");
         if !summary_path.exists() {
             return Err(RunDirError::Unfinished {
@@ -203,7 +284,9 @@ impl RunDir {
         let segments_path = dir.join("segments.csv");
         if segments_path.exists() {
             let text = read("segments.csv")?;
-            for (row, segment) in parse_segments_csv(&text, &segments_path)? {
+            // The line of each segment, per job, to name an overlap.
+            let mut lines: Vec<Vec<(i64, usize)>> = vec![Vec::new(); jobs.len()];
+            for (line, row, segment) in parse_segments_csv(&text, &segments_path)? {
                 // `job_index` is the row in jobs.csv; map it to a job that ran.
                 let slot =
                     rows.get(row)
@@ -211,14 +294,53 @@ impl RunDir {
                         .flatten()
                         .ok_or_else(|| RunDirError::BadValue {
                             path: segments_path.clone(),
-                            line: 0,
+                            line,
                             column: "job_index",
                             value: row.to_string(),
                         })?;
-                jobs[slot].segments.push(segment);
+                let job = &mut jobs[slot];
+                // Inside the job's run, so no time leaves 0..=2^53 s.
+                if segment.0 > segment.1 || segment.0 < job.job.start || segment.1 > job.job.finish
+                {
+                    return Err(RunDirError::BadJobValue {
+                        path: segments_path.clone(),
+                        line,
+                        number: job.number,
+                        column: "start",
+                        value: format!("{}, end {}", segment.0, segment.1),
+                        problem: format!(
+                            "a segment must lie within the job's run, {} to {}",
+                            job.job.start, job.job.finish
+                        ),
+                    });
+                }
+                job.segments.push(segment);
+                lines[slot].push((segment.0, line));
             }
-            for job in jobs.iter_mut().filter(|job| !job.segments.is_empty()) {
+            for (job, lines) in jobs.iter_mut().zip(&lines) {
+                if job.segments.is_empty() {
+                    continue;
+                }
                 job.segments.sort_unstable();
+                if let Some(pair) = job.segments.windows(2).find(|pair| pair[1].0 < pair[0].1) {
+                    let line = lines
+                        .iter()
+                        .find(|&&(start, _)| start == pair[1].0)
+                        .map_or(0, |&(_, line)| line);
+                    return Err(RunDirError::BadJobValue {
+                        path: segments_path.clone(),
+                        line,
+                        number: job.number,
+                        column: "start",
+                        value: pair[1].0.to_string(),
+                        problem: format!(
+                            "the job's segments overlap: one runs {} to {}",
+                            pair[0].0, pair[0].1
+                        ),
+                    });
+                }
+                // Disjoint and within start..finish: the sum is at most
+                // finish - start.
                 let held: i64 = job.segments.iter().map(|(start, end)| end - start).sum();
                 let suspended = (job.job.finish - job.job.start - held).max(0);
                 job.job = job
@@ -237,6 +359,66 @@ impl RunDir {
     /// The jobs as the metrics crate takes them.
     pub fn completed(&self) -> Vec<CompletedJob> {
         self.jobs.iter().map(|j| j.job).collect()
+    }
+
+    /// Recomputes mean wait, mean response and makespan from the jobs
+    /// (with summary.json's `metrics_config`) and checks them against
+    /// summary.json's `metrics`, to a relative 1e-9: a jobs.csv whose rows
+    /// are each consistent but were changed after the run (or a summary
+    /// edited by hand) is refused. It costs one pass of the metrics over
+    /// the jobs.
+    ///
+    /// # Errors
+    /// [`RunDirError::MetricsDisagree`] naming the first metric that
+    /// differs, or [`RunDirError::Metrics`] if the settings are unreadable.
+    pub fn check_metrics(&self) -> Result<(), RunDirError> {
+        let path = self.dir.join("summary.json");
+        let failed = |source: Box<dyn std::error::Error + Send + Sync>| RunDirError::Metrics {
+            path: path.clone(),
+            source,
+        };
+        let config: MetricsConfig = serde_json::from_value(self.summary["metrics_config"].clone())
+            .map_err(|e| failed(Box::new(e)))?;
+        let metrics = summarize(&self.completed(), &config).map_err(|e| failed(Box::new(e)))?;
+        let recorded = &self.summary["metrics"];
+        let checks = [
+            (
+                "wait.mean",
+                &recorded["wait"]["mean"],
+                metrics.wait.map(|s| s.mean),
+            ),
+            (
+                "response.mean",
+                &recorded["response"]["mean"],
+                metrics.response.map(|s| s.mean),
+            ),
+            (
+                "makespan",
+                &recorded["makespan"],
+                Some(metrics.makespan as f64),
+            ),
+        ];
+        for (metric, recorded, recomputed) in checks {
+            let Some(recomputed) = recomputed else {
+                continue;
+            };
+            let agrees = recorded.as_f64().is_some_and(|r| {
+                (r - recomputed).abs() <= 1e-9 * r.abs().max(recomputed.abs()).max(1.0)
+            });
+            if !agrees {
+                return Err(RunDirError::MetricsDisagree {
+                    path,
+                    metric,
+                    recorded: if recorded.is_null() {
+                        "none".to_owned()
+                    } else {
+                        recorded.to_string()
+                    },
+                    recomputed,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The policy spec recorded in summary.json, or `?`.
@@ -313,6 +495,18 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
                     column,
                 })?;
     }
+    // Optional: Batsim's own jobs.csv has no bounded_slowdown, other tools'
+    // files may lack more.
+    let optional = |name: &str| header.iter().position(|h| h == name);
+    let derived_at = [
+        optional("execution_time"),
+        optional("waiting_time"),
+        optional("turnaround_time"),
+    ];
+    let ratios_at = [
+        (optional("stretch"), "stretch"),
+        (optional("bounded_slowdown"), "bounded_slowdown"),
+    ];
     let mut jobs = Vec::new();
     for record in reader.records() {
         let fields = record.map_err(|source| RunDirError::Csv {
@@ -327,11 +521,6 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
             value: value.to_owned(),
         };
         let field = |column: usize| fields.get(at[column]).unwrap_or("");
-        let int = |column: usize| {
-            field(column)
-                .parse::<i64>()
-                .map_err(|_| bad(column, field(column)))
-        };
         let number = field(0).parse::<u64>().map_err(|_| bad(0, field(0)))?;
         if final_state.and_then(|at| fields.get(at)) == Some("REJECTED") {
             rejected.push(number);
@@ -355,7 +544,35 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
             .iter()
             .map(|&(a, b)| u64::from(b) - u64::from(a) + 1)
             .sum();
-        let (submit, start, finish) = (int(1)?, int(3)?, int(4)?);
+        let job_bad =
+            |column: &'static str, value: &str, problem: String| RunDirError::BadJobValue {
+                path: path.to_path_buf(),
+                line,
+                number,
+                column,
+                value: value.to_owned(),
+                problem,
+            };
+        // Every time within 0..=2^53 s, the simulator's range: sums and
+        // differences of two of them cannot overflow, and each is exact
+        // as an f64.
+        let time = |column: usize| {
+            let text = field(column);
+            let value = text.parse::<i64>().map_err(|_| {
+                job_bad(
+                    COLUMNS[column],
+                    text,
+                    "not a whole number of seconds".to_owned(),
+                )
+            })?;
+            if (0..=MAX_TIME).contains(&value) {
+                Ok(value)
+            } else {
+                Err(job_bad(COLUMNS[column], text, time_range_problem()))
+            }
+        };
+        let (submit, start, finish) = (time(1)?, time(3)?, time(4)?);
+        let estimate = time(2)?;
         if start < submit || finish < start {
             return Err(RunDirError::InconsistentJob {
                 path: path.to_path_buf(),
@@ -366,6 +583,52 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
                 finish,
             });
         }
+        // The derived columns must agree with the times: a row edited by
+        // hand (or cut by a crash) is refused, not compared or drawn.
+        let derived = [
+            (
+                derived_at[0],
+                "execution_time",
+                finish - start,
+                "finish_time - starting_time",
+            ),
+            (
+                derived_at[1],
+                "waiting_time",
+                start - submit,
+                "starting_time - submission_time",
+            ),
+            (
+                derived_at[2],
+                "turnaround_time",
+                finish - submit,
+                "finish_time - submission_time",
+            ),
+        ];
+        for (at, column, expected, formula) in derived {
+            let Some(text) = at.and_then(|at| fields.get(at)) else {
+                continue;
+            };
+            if text.parse::<i64>().ok() != Some(expected) {
+                return Err(job_bad(
+                    column,
+                    text,
+                    format!("it should be {formula} = {expected}"),
+                ));
+            }
+        }
+        for (at, column) in ratios_at {
+            let Some(text) = at.and_then(|at| fields.get(at)) else {
+                continue;
+            };
+            if !text.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0) {
+                return Err(job_bad(
+                    column,
+                    text,
+                    "not a finite number of at least 0".to_owned(),
+                ));
+            }
+        }
         jobs.push(RunJob {
             number,
             job: CompletedJob::new(
@@ -374,7 +637,7 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
                 finish,
                 u32::try_from(size).map_err(|_| bad(5, field(5)))?,
             ),
-            estimate: int(2)?,
+            estimate,
             allocation,
             segments: Vec::new(),
         });
@@ -382,8 +645,9 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
     Ok((jobs, rejected, rows))
 }
 
-/// A segments.csv row: the job's row in jobs.csv and (start, end).
-type SegmentRow = (usize, (i64, i64));
+/// A segments.csv row: its line, the job's row in jobs.csv and (start,
+/// end).
+type SegmentRow = (usize, usize, (i64, i64));
 
 fn parse_segments_csv(text: &str, path: &Path) -> Result<Vec<SegmentRow>, RunDirError> {
     let mut reader = csv_reader(text);
@@ -421,7 +685,11 @@ fn parse_segments_csv(text: &str, path: &Path) -> Result<Vec<SegmentRow>, RunDir
                 column: "job_index",
                 value: fields.get(index_at).unwrap_or("").to_owned(),
             })?;
-        segments.push((index, (value(start_at, "start")?, value(end_at, "end")?)));
+        segments.push((
+            line,
+            index,
+            (value(start_at, "start")?, value(end_at, "end")?),
+        ));
     }
     Ok(segments)
 }
@@ -486,6 +754,139 @@ starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,al
                 .unwrap_err()
                 .to_string(),
             "jobs.csv:2: job 7 ran on processor 2, but the machine has 2 (0 to 1)"
+        );
+    }
+
+    const HEADER: &str = "job_id,submission_time,requested_time,success,starting_time,\
+execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,\
+bounded_slowdown\n";
+
+    fn parse_error(row: &str) -> String {
+        parse_jobs_csv(&format!("{HEADER}{row}\n"), Path::new("jobs.csv"), Some(8))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn consistent_rows_are_read() {
+        // Submitted 5, started 10, finished 100: execution 90, wait 5,
+        // turnaround 95, stretch 95 / 90.
+        let (jobs, _, _) = parse_jobs_csv(
+            &format!("{HEADER}7,5,100,1,10,90,100,5,95,1.0555,0-1,1\n"),
+            Path::new("jobs.csv"),
+            Some(8),
+        )
+        .unwrap();
+        assert_eq!(jobs[0].job, CompletedJob::new(5, 10, 100, 2));
+    }
+
+    #[test]
+    fn times_beyond_the_simulator_range_are_refused() {
+        // 2^63 - 1 as a finish time (a tampered file): beyond 2^53, named by
+        // file, line, job, column and value, before any arithmetic.
+        assert_eq!(
+            parse_error("7,5,100,1,10,90,9223372036854775807,5,95,1,0-1,1"),
+            "jobs.csv:2: job 7: column `finish_time` is `9223372036854775807`: a time must be \
+             a whole number of seconds from 0 to 2^53 = 9007199254740992"
+        );
+        // 2^53 + 1 is one beyond.
+        assert!(
+            parse_error("7,9007199254740993,100,1,10,90,100,5,95,1,0-1,1")
+                .contains("column `submission_time` is `9007199254740993`")
+        );
+        assert!(
+            parse_error("7,-1,100,1,10,90,100,5,95,1,0-1,1").contains("`submission_time` is `-1`")
+        );
+        assert!(
+            parse_error("7,5,1e3,1,10,90,100,5,95,1,0-1,1")
+                .contains("column `requested_time` is `1e3`: not a whole number of seconds")
+        );
+    }
+
+    #[test]
+    fn derived_columns_must_agree_with_the_times() {
+        // execution_time NaN: 100 - 10 = 90 expected.
+        assert_eq!(
+            parse_error("7,5,100,1,10,NaN,100,5,95,1,0-1,1"),
+            "jobs.csv:2: job 7: column `execution_time` is `NaN`: it should be finish_time - \
+             starting_time = 90"
+        );
+        // waiting_time 6, but 10 - 5 = 5.
+        assert!(parse_error("7,5,100,1,10,90,100,6,95,1,0-1,1").contains(
+            "column `waiting_time` is `6`: it should be starting_time - submission_time = 5"
+        ));
+        // turnaround_time 96, but 100 - 5 = 95.
+        assert!(parse_error("7,5,100,1,10,90,100,5,96,1,0-1,1").contains(
+            "column `turnaround_time` is `96`: it should be finish_time - submission_time = 95"
+        ));
+        assert!(
+            parse_error("7,5,100,1,10,90,100,5,95,NaN,0-1,1")
+                .contains("column `stretch` is `NaN`: not a finite number of at least 0")
+        );
+        assert!(
+            parse_error("7,5,100,1,10,90,100,5,95,1,0-1,inf")
+                .contains("column `bounded_slowdown` is `inf`")
+        );
+    }
+
+    #[test]
+    fn segments_outside_their_job_or_overlapping_are_refused() {
+        let dir = std::env::temp_dir().join(format!("schedsim-segments-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("summary.json"),
+            r#"{"machine": {"procs": 8}, "normalization": {"jobs": 1}}"#,
+        )
+        .unwrap();
+        // Job 7 runs 10..100.
+        fs::write(
+            dir.join("jobs.csv"),
+            format!("{HEADER}7,5,100,1,10,90,100,5,95,1.0555,0-1,1\n"),
+        )
+        .unwrap();
+        let segments = |rows: &str| {
+            fs::write(
+                dir.join("segments.csv"),
+                format!("job_id,job_index,segment,start,end,allocated_resources\n{rows}"),
+            )
+            .unwrap();
+            RunDir::read(&dir)
+        };
+        // 10..30 and 60..100: held 60 of the 90 s, suspended 30.
+        let run = segments("7,0,0,10,30,0-1\n7,0,1,60,100,0-1\n").unwrap();
+        assert_eq!(run.jobs[0].segments, [(10, 30), (60, 100)]);
+        // Ending at 2^63 - 1, past the job's finish at 100.
+        let error = segments("7,0,0,10,9223372036854775807,0-1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(
+                "segments.csv:2: job 7: column `start` is `10, end 9223372036854775807`: a \
+                 segment must lie within the job's run, 10 to 100"
+            ),
+            "{error}"
+        );
+        // 10..60 and 50..100 overlap.
+        let error = segments("7,0,0,10,60,0-1\n7,0,1,50,100,0-1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(
+                "job 7: column `start` is `50`: the job's segments overlap: one runs 10 to 60"
+            ),
+            "{error}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_folder_is_named_as_missing() {
+        let missing =
+            std::env::temp_dir().join(format!("schedsim-no-such-run-{}", std::process::id()));
+        assert_eq!(
+            RunDir::read(&missing).unwrap_err().to_string(),
+            format!("{} does not exist", missing.display())
         );
     }
 }
