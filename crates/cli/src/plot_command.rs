@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use crate::CommandError;
 use schedsim_run::{GanttColor, PlotError, gantt, run_curves};
 use schedsim_run::{RunDir, RunDirError};
+use schedsim_sim_core::MAX_TIME;
 
 /// Jobs in the default Gantt window.
 pub const GANTT_DEFAULT_JOBS: usize = 300;
@@ -41,12 +42,12 @@ pub struct GanttArgs {
     /// The run folder.
     #[arg(value_name = "RUN_DIR")]
     pub run: PathBuf,
-    /// Window start, seconds (default: the first start).
-    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(i128::MIN, i128::MAX))]
+    /// Window start, seconds from 0 to 2^53 (default: the first start).
+    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(0, MAX_TIME.into()))]
     pub from: Option<i64>,
-    /// Window end, seconds (default: the window holds the first 300 job
-    /// starts after --from).
-    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(i128::MIN, i128::MAX))]
+    /// Window end, seconds from 0 to 2^53 (default: the window holds the
+    /// first 300 job starts after --from).
+    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(0, MAX_TIME.into()))]
     pub to: Option<i64>,
     /// Colour by start order (backfilled jobs stand out) or runtime class.
     #[arg(long, value_enum, default_value_t = GanttColor::Order)]
@@ -124,8 +125,8 @@ pub fn gantt_window(run: &RunDir, from: Option<i64>, to: Option<i64>) -> (i64, i
                 .iter()
                 .map(|j| j.job.finish)
                 .max()
-                .unwrap_or(from + 1)
-                .max(from + 1),
+                .unwrap_or(from)
+                .max(from.saturating_add(1)),
         }
     });
     (from, to)

@@ -19,6 +19,7 @@ use crate::figure::{
     REFERENCE_GREY, SeriesLook, TEXT_SIZE, Ticked, draw_legend, legend_layout, text_width,
 };
 use crate::run_dir::{RunDir, RunJob};
+use crate::simulate::write_atomically;
 
 /// Time series are reduced to at most this many buckets.
 pub const BUCKETS: usize = 2000;
@@ -230,11 +231,7 @@ fn write_svg(path: &Path, svg: &str) -> Result<(), PlotError> {
         fs::create_dir_all(parent).map_err(write)?;
     }
     // A temporary name and a rename: a reader never sees half a figure.
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".tmp");
-    let temporary = PathBuf::from(temporary);
-    fs::write(&temporary, svg).map_err(write)?;
-    fs::rename(&temporary, path).map_err(write)
+    write_atomically(path, svg.as_bytes()).map_err(write)
 }
 
 fn look_of(series: &Series, position: usize) -> SeriesLook {
@@ -252,6 +249,12 @@ fn look_of(series: &Series, position: usize) -> SeriesLook {
 /// # Errors
 /// A chart without points, a layout failure, or an unwritable file.
 pub fn line_chart(chart: &LineChart, path: &Path) -> Result<(), PlotError> {
+    write_svg(path, &render_line_chart(chart, path)?)
+}
+
+/// [`line_chart`]'s SVG text, not written (`path` names the chart in
+/// errors).
+fn render_line_chart(chart: &LineChart, path: &Path) -> Result<String, PlotError> {
     if chart.series.iter().all(|s| s.points.is_empty()) {
         return Err(PlotError::Empty {
             path: path.to_path_buf(),
@@ -401,7 +404,7 @@ pub fn line_chart(chart: &LineChart, path: &Path) -> Result<(), PlotError> {
         draw_legend(&legend_area, &entries, &legend_at).map_err(|e| fail(&e))?;
         root.present().map_err(|e| fail(&e))?;
     }
-    write_svg(path, &svg)
+    Ok(svg)
 }
 
 /// Room left of the plot for the widest tick label and the axis
@@ -509,7 +512,9 @@ fn collapse(changes: &[(i64, i64)]) -> Vec<(i64, i64)> {
     let mut steps: Vec<(i64, i64)> = Vec::new();
     let mut level = 0;
     for &(time, delta) in changes {
-        level += delta;
+        // Saturating: a level beyond 2^63 processors is a drawing's
+        // ceiling, not a reason to fail.
+        level = i64::saturating_add(level, delta);
         match steps.last_mut() {
             Some(last) if last.0 == time => last.1 = level,
             _ => steps.push((time, level)),
@@ -518,8 +523,14 @@ fn collapse(changes: &[(i64, i64)]) -> Vec<(i64, i64)> {
     steps
 }
 
-fn bucket_width(from: i64, to: i64) -> i64 {
-    ((to - from) / BUCKETS as i64).max(1)
+/// The width of the buckets that cut [from, to] into at most [`BUCKETS`]
+/// (at least 1 s). In `i128`, as the bucket arithmetic that uses it: any
+/// two `i64` times, however far apart, give at most [`BUCKETS`] buckets and
+/// no overflow.
+fn bucket_width(from: i64, to: i64) -> i128 {
+    let span = (i128::from(to) - i128::from(from)).max(0);
+    let buckets = BUCKETS as i128;
+    ((span + buckets - 1) / buckets).max(1)
 }
 
 fn bucket_max(steps: &[(i64, i64)]) -> Vec<(f64, f64)> {
@@ -527,12 +538,13 @@ fn bucket_max(steps: &[(i64, i64)]) -> Vec<(f64, f64)> {
         return Vec::new();
     };
     let width = bucket_width(first.0, last.0);
-    let at = |bucket: i64| (first.0 + bucket * width) as f64;
+    let origin = i128::from(first.0);
+    let at = |bucket: i128| (origin + bucket * width) as f64;
     let mut out: Vec<(f64, f64)> = Vec::new();
-    let mut current: Option<(i64, i64)> = None;
+    let mut current: Option<(i128, i64)> = None;
     let mut level_before = 0;
     for &(time, level) in steps {
-        let bucket = (time - first.0) / width;
+        let bucket = (i128::from(time) - origin) / width;
         match &mut current {
             Some((b, max)) if *b == bucket => *max = (*max).max(level),
             _ => {
@@ -545,7 +557,7 @@ fn bucket_max(steps: &[(i64, i64)]) -> Vec<(f64, f64)> {
                 }
                 // The level carried into the bucket counts if it lasted a
                 // while inside it.
-                let carried = if time > first.0 + bucket * width {
+                let carried = if i128::from(time) > origin + bucket * width {
                     level_before
                 } else {
                     level
@@ -566,23 +578,27 @@ fn bucket_mean(steps: &[(i64, i64)], from: i64, to: i64) -> Vec<(f64, f64)> {
         return Vec::new();
     }
     let width = bucket_width(from, to);
-    let buckets = ((to - from) + width - 1) / width;
-    let mut area = vec![0f64; buckets as usize];
+    let (from, to) = (i128::from(from), i128::from(to));
+    // At most BUCKETS (bucket_width): never in proportion to the span.
+    let buckets = (to - from + width - 1) / width;
+    let mut area = vec![0f64; usize::try_from(buckets).unwrap_or(BUCKETS).min(BUCKETS)];
     for (index, &(time, level)) in steps.iter().enumerate() {
-        let end = steps.get(index + 1).map_or(to, |s| s.0).min(to);
-        let mut t = time.max(from);
+        let end = steps.get(index + 1).map_or(to, |s| i128::from(s.0)).min(to);
+        let mut t = i128::from(time).max(from);
         while t < end {
             let bucket = (t - from) / width;
             let bucket_end = (from + (bucket + 1) * width).min(end);
-            area[bucket as usize] += level as f64 * (bucket_end - t) as f64;
+            if let Some(slot) = usize::try_from(bucket).ok().and_then(|b| area.get_mut(b)) {
+                *slot += level as f64 * (bucket_end - t) as f64;
+            }
             t = bucket_end;
         }
     }
     area.iter()
         .enumerate()
         .map(|(b, a)| {
-            let start = from + b as i64 * width;
-            let length = (from + (b as i64 + 1) * width).min(to) - start;
+            let start = from + b as i128 * width;
+            let length = (from + (b as i128 + 1) * width).min(to) - start;
             (start as f64, a / length as f64)
         })
         .collect()
@@ -636,7 +652,7 @@ pub fn gantt(
         .or_else(|| {
             run.jobs
                 .iter()
-                .flat_map(|j| j.allocation.iter().map(|a| a.1 + 1))
+                .flat_map(|j| j.allocation.iter().map(|a| a.1.saturating_add(1)))
                 .max()
         })
         .unwrap_or(1);
@@ -677,7 +693,7 @@ pub fn gantt(
         &format!("time after {from} s"),
         AxisScale::Linear,
         AxisUnit::Seconds,
-        &[0.0, (to - from) as f64],
+        &[0.0, span(from, to)],
         &[],
         false,
     );
@@ -703,7 +719,7 @@ pub fn gantt(
             .into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(&e))?;
         let (plot_area, legend_area) = root.split_vertically(PLOT_HEIGHT);
-        let x = |t: i64| x_axis.map_clamped((t - from) as f64);
+        let x = |t: i64| x_axis.map_clamped(span(from, t));
         let mut plot = ChartBuilder::on(&plot_area)
             .caption(
                 format!("{}: {} jobs in [{from}, {to}] s", run.policy(), shown.len()),
@@ -759,10 +775,19 @@ pub fn gantt(
     Ok(shown.len())
 }
 
+/// `to - from` in seconds, without overflow for any two `i64` times.
+fn span(from: i64, to: i64) -> f64 {
+    (i128::from(to) - i128::from(from)) as f64
+}
+
 /// The empirical distribution of waits: (wait + 1 s, fraction of jobs that
 /// waited at most that), at most [`BUCKETS`] points.
 pub fn wait_cdf(jobs: &[CompletedJob]) -> Vec<(f64, f64)> {
-    let mut waits: Vec<i64> = jobs.iter().map(|j| j.start - j.submit).collect();
+    // In i128: no two i64 times overflow it.
+    let mut waits: Vec<i128> = jobs
+        .iter()
+        .map(|j| i128::from(j.start) - i128::from(j.submit))
+        .collect();
     waits.sort_unstable();
     let n = waits.len();
     let step = n.div_ceil(BUCKETS).max(1);
@@ -779,49 +804,71 @@ pub fn wait_cdf(jobs: &[CompletedJob]) -> Vec<(f64, f64)> {
 /// Draws the per-run curves of `run` into `dir`: queue_length.svg,
 /// utilization.svg and waits.svg. Returns the files written.
 ///
+/// All three charts are drawn before anything is written, and each file is
+/// written to a temporary name and renamed: a chart that cannot be drawn
+/// leaves no file and no new folder. If writing fails part way, the files
+/// this call wrote (and `dir`, if this call made it and it is left empty)
+/// are removed.
+///
 /// # Errors
 /// A run without jobs, a layout failure, or an unwritable file.
 pub fn run_curves(run: &RunDir, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let jobs = run.completed();
     let policy = run.policy().to_owned();
     let procs = run.procs().unwrap_or(1);
-    let mut written = Vec::new();
-    let queue = dir.join("queue_length.svg");
-    line_chart(
-        &LineChart::new(
-            format!("{policy}: jobs waiting (max per bucket)"),
-            "time",
-            "queue length (jobs)",
-            vec![Series::new(&policy, queue_length_series(&jobs))],
-        )
-        .with_x(AxisScale::Linear, AxisUnit::Seconds),
-        &queue,
-    )?;
-    written.push(queue);
-    let utilization = dir.join("utilization.svg");
-    line_chart(
-        &LineChart::new(
-            format!("{policy}: utilization (bucket means)"),
-            "time",
-            "busy processors / machine",
-            vec![Series::new(&policy, utilization_series(&jobs, procs))],
-        )
-        .with_x(AxisScale::Linear, AxisUnit::Seconds),
-        &utilization,
-    )?;
-    written.push(utilization);
-    let waits = dir.join("waits.svg");
-    line_chart(
-        &LineChart::new(
-            format!("{policy}: wait time distribution"),
-            "wait + 1 s",
-            "fraction of jobs",
-            vec![Series::new(&policy, wait_cdf(&jobs))],
-        )
-        .with_x(AxisScale::Log, AxisUnit::Seconds),
-        &waits,
-    )?;
-    written.push(waits);
+    let charts = [
+        (
+            "queue_length.svg",
+            LineChart::new(
+                format!("{policy}: jobs waiting (max per bucket)"),
+                "time",
+                "queue length (jobs)",
+                vec![Series::new(&policy, queue_length_series(&jobs))],
+            )
+            .with_x(AxisScale::Linear, AxisUnit::Seconds),
+        ),
+        (
+            "utilization.svg",
+            LineChart::new(
+                format!("{policy}: utilization (bucket means)"),
+                "time",
+                "busy processors / machine",
+                vec![Series::new(&policy, utilization_series(&jobs, procs))],
+            )
+            .with_x(AxisScale::Linear, AxisUnit::Seconds),
+        ),
+        (
+            "waits.svg",
+            LineChart::new(
+                format!("{policy}: wait time distribution"),
+                "wait + 1 s",
+                "fraction of jobs",
+                vec![Series::new(&policy, wait_cdf(&jobs))],
+            )
+            .with_x(AxisScale::Log, AxisUnit::Seconds),
+        ),
+    ];
+    let mut drawn = Vec::with_capacity(charts.len());
+    for (name, chart) in &charts {
+        let path = dir.join(name);
+        let svg = render_line_chart(chart, &path)?;
+        drawn.push((path, svg));
+    }
+    let made_dir = !dir.exists();
+    let mut written = Vec::with_capacity(drawn.len());
+    for (path, svg) in drawn {
+        if let Err(error) = write_svg(&path, &svg) {
+            for done in &written {
+                let _ = fs::remove_file(done);
+            }
+            if made_dir {
+                // Only if empty: never a folder with someone else's files.
+                let _ = fs::remove_dir(dir);
+            }
+            return Err(error);
+        }
+        written.push(path);
+    }
     Ok(written)
 }
 
@@ -862,6 +909,74 @@ mod tests {
             (series[0], series[1], series[2]),
             ((0.0, 0.5), (2.0, 0.25), (4.0, 0.0))
         );
+    }
+
+    #[test]
+    fn series_are_bounded_over_any_span() {
+        // A span of 2^64 - 1 s (i64::MIN to i64::MAX): bucket width
+        // ceil((2^64 - 1) / 2000), at most BUCKETS points, no overflow
+        // (debug builds check it) and no allocation in proportion to the
+        // span.
+        let jobs = [
+            job(i64::MIN, i64::MIN, i64::MAX, 1),
+            job(i64::MIN, i64::MAX, i64::MAX, 1),
+        ];
+        let queue = queue_length_series(&jobs);
+        // Queue 1 from MIN (job 2 waits) to MAX: the first and the last
+        // bucket, and the level held between them.
+        assert!(
+            !queue.is_empty() && queue.len() <= BUCKETS,
+            "{}",
+            queue.len()
+        );
+        let utilization = utilization_series(&jobs, 1);
+        assert_eq!(utilization.len(), BUCKETS);
+        // Job 1 holds the one processor over the whole span: every bucket 1.
+        assert!(utilization.iter().all(|&(_, u)| u == 1.0));
+        // Waits of 0 and 2^64 - 1 s: two points, the second at 2^64.
+        let waits = wait_cdf(&jobs);
+        assert_eq!(waits, [(1.0, 0.5), (18_446_744_073_709_551_616.0, 1.0)]);
+    }
+
+    #[test]
+    fn at_most_buckets_buckets() {
+        // 3999 s: a width of floor(3999 / 2000) = 1 s would make 3999
+        // buckets; ceil gives 2 s and 2000.
+        let series = utilization_series(&[job(0, 0, 3999, 1)], 1);
+        assert_eq!(series.len(), BUCKETS);
+        assert_eq!((series[0].0, series[1].0), (0.0, 2.0));
+        // The last bucket is [3998, 3999), 1 s long: still busy 1.
+        assert_eq!(series[BUCKETS - 1], (3998.0, 1.0));
+    }
+
+    #[test]
+    fn curves_are_all_drawn_or_none_written() {
+        // One job of no duration at 0: the queue chart has a point, the
+        // utilization chart none (an empty span). Before, queue_length.svg
+        // was written and then the utilization chart failed.
+        let dir = std::env::temp_dir().join(format!("schedsim-curves-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let run = RunDir {
+            dir: dir.clone(),
+            summary: serde_json::json!({"policy": "fcfs", "machine": {"procs": 1}}),
+            jobs: vec![RunJob {
+                number: 1,
+                job: job(0, 0, 0, 1),
+                estimate: 1,
+                allocation: vec![(0, 0)],
+                segments: Vec::new(),
+            }],
+            rejected: Vec::new(),
+        };
+        let plots = dir.join("plots");
+        let error = run_curves(&run, &plots).unwrap_err().to_string();
+        assert!(error.contains("utilization.svg: no points"), "{error}");
+        assert!(!plots.exists());
+        // A drawable run writes all three.
+        let mut run = run;
+        run.jobs[0].job = job(0, 5, 10, 1);
+        assert_eq!(run_curves(&run, &plots).unwrap().len(), 3);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
