@@ -44,8 +44,10 @@ def test_compare_gives_intervals(workload):
     fcfs = schedsim.simulate(workload, policy="fcfs")
     result = schedsim.compare(fcfs, easy)
     # FCFS - EASY response: EASY backfills, so FCFS jobs respond later.
-    # 30 batches of 2,000 // 30 = 66 jobs: 1,980 jobs compared.
-    assert result["jobs"] == 1980 and result["batches"] == 30
+    # 2,000 = 30 * 66 + 20: 20 batches of 67 and 10 of 66, every job
+    # compared.
+    assert result["jobs"] == 2000 and result["batches"] == 30
+    assert result["batch_size"] == 66 and result["larger_batches"] == 20
     assert result["response"]["low"] > 0
     same = schedsim.compare(easy, easy)
     assert same["response"]["mean"] == 0
