@@ -6,8 +6,14 @@
 //! The folders are those `schedsim simulate --out` writes. They must be runs
 //! of the same workload: the same input SHA-256, the same load change and
 //! machine in summary.json, and jobs.csv rows with the same job numbers,
-//! submit times and sizes in the same order. tau, warm-up and drain come
-//! from run A's summary.json.
+//! submit times and sizes in the same order. Each folder's jobs.csv rows
+//! must be consistent (times from 0 to 2^53 s, the derived columns equal to
+//! their differences, finite ratios; see [`RunDir::read`]) and its
+//! summary.json's mean wait, mean response and makespan must be those of
+//! its jobs ([`RunDir::check_metrics`]): a file changed after the run is
+//! refused, naming it. Both runs must have used the same metrics settings
+//! (tau, warm-up and drain of summary.json's `metrics_config`) unless
+//! `--allow-different-metrics` is given; the differentials use run A's.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -38,6 +44,13 @@ pub struct CompareArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Compare runs whose metrics settings (tau, warm-up, drain in
+    /// summary.json's metrics_config) differ. Without it they are refused:
+    /// their summary metrics side by side would not measure the same
+    /// thing. With it, the per-job differentials use run A's settings and
+    /// the report says the key metrics mix settings.
+    #[arg(long)]
+    pub allow_different_metrics: bool,
 }
 
 impl CompareArgs {
@@ -49,6 +62,7 @@ impl CompareArgs {
             level: 0.90,
             batches: 30,
             json: false,
+            allow_different_metrics: false,
         }
     }
 }
@@ -60,6 +74,20 @@ pub enum CompareError {
     /// A run folder could not be read.
     #[error(transparent)]
     Read(#[from] RunDirError),
+    /// The runs used different metrics settings (tau, warm-up, drain).
+    #[error(
+        "{a} and {b} were measured with different metrics settings ({differences}); their summary metrics are not comparable side by side. Run simulate again with the same --tau, --warmup and --drain, or pass --allow-different-metrics to compare them anyway (differentials then use {a}'s settings)",
+        a = a.display(),
+        b = b.display()
+    )]
+    DifferentMetrics {
+        /// Run A.
+        a: PathBuf,
+        /// Run B.
+        b: PathBuf,
+        /// What differs, e.g. `tau 10 vs 600, warmup 0.0 vs 0.3`.
+        differences: String,
+    },
     /// The runs are of different workloads or settings.
     #[error("{a} and {b} are not runs of the same workload: {reason}", a = a.display(), b = b.display())]
     NotComparable {
@@ -89,6 +117,9 @@ pub struct CompareOutcome {
     pub b: String,
     /// Key metrics: (name, A, B).
     pub metrics: Vec<(String, Option<f64>, Option<f64>)>,
+    /// The metrics settings that differ between A and B (`tau 10 vs
+    /// 600`), allowed by `--allow-different-metrics`; empty if none.
+    pub different_metrics: Vec<String>,
     /// The per-job differentials, A - B.
     pub differentials: Comparison,
 }
@@ -115,6 +146,18 @@ pub fn compare(args: &CompareArgs, out: &mut dyn Write) -> Result<CompareOutcome
     let a = RunDir::read(&args.a)?;
     let b = RunDir::read(&args.b)?;
     check_same_workload(&a, &b)?;
+    // Rows each consistent but changed after the run: the summary's
+    // metrics no longer match the jobs.
+    a.check_metrics()?;
+    b.check_metrics()?;
+    let different_metrics = metrics_differences(&a, &b);
+    if !different_metrics.is_empty() && !args.allow_different_metrics {
+        return Err(CompareError::DifferentMetrics {
+            a: a.dir.clone(),
+            b: b.dir.clone(),
+            differences: different_metrics.join(", "),
+        });
+    }
     let settings = &a.summary["metrics_config"];
     let config = CompareConfig {
         level: args.level,
@@ -136,6 +179,7 @@ pub fn compare(args: &CompareArgs, out: &mut dyn Write) -> Result<CompareOutcome
             .iter()
             .map(|(label, path)| ((*label).to_owned(), metric(&a, path), metric(&b, path)))
             .collect(),
+        different_metrics,
         differentials,
     };
     let text = if args.json {
@@ -150,6 +194,23 @@ pub fn compare(args: &CompareArgs, out: &mut dyn Write) -> Result<CompareOutcome
     out.write_all(text.as_bytes())
         .map_err(CompareError::Output)?;
     Ok(outcome)
+}
+
+/// The metrics settings of summary.json that differ between `a` and `b`,
+/// as `tau 10 vs 600`. The runtime-class bounds are left out: a policy may
+/// set its own (SCOJO-PECT), and they change neither the key metrics nor
+/// the differentials.
+fn metrics_differences(a: &RunDir, b: &RunDir) -> Vec<String> {
+    ["tau", "warmup", "drain"]
+        .into_iter()
+        .filter_map(|key| {
+            let (x, y) = (
+                &a.summary["metrics_config"][key],
+                &b.summary["metrics_config"][key],
+            );
+            (x != y).then(|| format!("{key} {x} vs {y}"))
+        })
+        .collect()
 }
 
 fn check_same_workload(a: &RunDir, b: &RunDir) -> Result<(), CompareError> {
@@ -218,6 +279,14 @@ fn report(a: &RunDir, b: &RunDir, outcome: &CompareOutcome) -> String {
         a.jobs.len(),
         a.summary["workload"]["sha256"].as_str().unwrap_or("?")
     );
+    if !outcome.different_metrics.is_empty() {
+        let _ = writeln!(
+            text,
+            "note: the metrics settings differ ({}): the key metrics below mix them; the \
+             per-job differentials use A's",
+            outcome.different_metrics.join(", ")
+        );
+    }
     let _ = writeln!(text);
     let _ = writeln!(
         text,
@@ -237,13 +306,24 @@ fn report(a: &RunDir, b: &RunDir, outcome: &CompareOutcome) -> String {
     }
     let c = &outcome.differentials;
     let _ = writeln!(text);
+    // Every job is in a batch: the n mod b leftover jobs make the first
+    // batches one job larger.
+    let sizes = if c.larger_batches > 0 {
+        format!(
+            "{} batches of {} and {} of {} jobs",
+            c.larger_batches,
+            c.batch_size + 1,
+            c.batches - c.larger_batches,
+            c.batch_size
+        )
+    } else {
+        format!("{} batches of {} jobs", c.batches, c.batch_size)
+    };
     let _ = writeln!(
         text,
         "per-job differentials A - B (positive: B is better), {:.0}% CI by batch means \
-         ({} batches of {} jobs, {} jobs):",
+         ({sizes}, {} jobs):",
         c.level * 100.0,
-        c.batches,
-        c.batch_size,
         c.jobs
     );
     for (label, d) in [

@@ -77,6 +77,13 @@ fn main() -> ExitCode {
         Command::Generate(args) => finish(schedsim_cli::generate(args, &mut out).map(drop)),
         Command::Deadlines(args) => finish(schedsim_cli::deadlines(args, &mut out).map(drop)),
         Command::Compare(args) => finish(schedsim_cli::compare(args, &mut out).map(|outcome| {
+            if args.json && !outcome.different_metrics.is_empty() {
+                eprintln!(
+                    "warning: the metrics settings differ ({}): the key metrics mix them; the \
+                     per-job differentials use A's",
+                    outcome.different_metrics.join(", ")
+                );
+            }
             let used = outcome.differentials;
             if used.batches < args.batches {
                 eprintln!(

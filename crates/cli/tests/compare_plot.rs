@@ -298,3 +298,198 @@ fn plot_and_compare_refuse_unfinished_or_mixed_run_folders() {
         "{stderr}"
     );
 }
+
+/// `dir/jobs.csv` with `edit` applied to the row of job `number`, as
+/// (column name -> new value).
+fn edit_jobs_csv(dir: &Path, number: &str, edit: &[(&str, &str)]) {
+    let path = dir.join("jobs.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let header: Vec<String> = lines[0].split(',').map(str::to_owned).collect();
+    for line in &mut lines[1..] {
+        let mut fields: Vec<String> = line.split(',').map(str::to_owned).collect();
+        if fields[0] != number {
+            continue;
+        }
+        for (column, value) in edit {
+            let at = header.iter().position(|h| h == column).unwrap();
+            fields[at] = (*value).to_owned();
+        }
+        *line = fields.join(",");
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+}
+
+fn copy_run(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for name in ["jobs.csv", "summary.json", "schedule.swf"] {
+        std::fs::copy(from.join(name), to.join(name)).unwrap();
+    }
+}
+
+fn failed(output: &Output, code: i32) -> String {
+    assert_eq!(output.status.code(), Some(code), "{output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn tampered_runs_are_refused_by_plot_and_compare() {
+    let dir = temp_dir("tampered");
+    let out = simulate(&dir, &[]);
+    let (fcfs, easy) = (out.join("fcfs"), out.join("easy"));
+    // Job 3 (jobs.csv line 4) finishing at 2^63 - 1 s: plot panicked
+    // (capacity overflow) after writing queue_length.svg; compare reported
+    // a differential of 6e16.
+    let huge = dir.join("huge");
+    copy_run(&easy, &huge);
+    edit_jobs_csv(&huge, "3", &[("finish_time", "9223372036854775807")]);
+    let plots = dir.join("plots");
+    let expected = "jobs.csv:4: job 3: column `finish_time` is `9223372036854775807`: a time \
+                    must be a whole number of seconds from 0 to 2^53 = 9007199254740992";
+    let stderr = failed(&run(&["plot", s(&huge), "-o", s(&plots)]), 1);
+    assert!(stderr.contains(expected), "{stderr}");
+    assert!(!plots.exists(), "a failed plot leaves no folder");
+    let stderr = failed(&run(&["compare", s(&fcfs), s(&huge)]), 1);
+    assert!(stderr.contains(expected), "{stderr}");
+    // A NaN execution time: EASY runs job 3 from 10 to 60.
+    let nan = dir.join("nan");
+    copy_run(&easy, &nan);
+    edit_jobs_csv(&nan, "3", &[("execution_time", "NaN")]);
+    let stderr = failed(&run(&["compare", s(&fcfs), s(&nan)]), 1);
+    assert!(
+        stderr.contains(
+            "jobs.csv:4: job 3: column `execution_time` is `NaN`: it should be finish_time - \
+             starting_time = 50"
+        ),
+        "{stderr}"
+    );
+    // Job 3 moved 100 s later with every column consistent: each row is
+    // fine, but the mean wait is (0 + 95 + 100) / 3 = 65, not summary.json's
+    // (0 + 95 + 0) / 3 = 31.667.
+    let shifted = dir.join("shifted");
+    copy_run(&easy, &shifted);
+    edit_jobs_csv(
+        &shifted,
+        "3",
+        &[
+            ("starting_time", "110"),
+            ("finish_time", "160"),
+            ("waiting_time", "100"),
+            ("turnaround_time", "150"),
+        ],
+    );
+    let stderr = failed(&run(&["compare", s(&fcfs), s(&shifted)]), 1);
+    assert!(
+        stderr.contains(
+            "summary.json: metrics.wait.mean is 31.666666666666668 but the jobs of jobs.csv give 65"
+        ),
+        "{stderr}"
+    );
+    // A folder that does not exist is named as such.
+    let missing = dir.join("missing");
+    let stderr = failed(&run(&["compare", s(&fcfs), s(&missing)]), 1);
+    assert!(
+        stderr.contains(&format!("{} does not exist", missing.display())),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gantt_windows_out_of_range_are_refused() {
+    let dir = temp_dir("window");
+    let out = simulate(&dir, &[]);
+    let easy = out.join("easy");
+    // Both ends of i64 overflowed the window arithmetic (debug panics,
+    // release wrapped into "[9223372036854775807, 815813] is empty").
+    for from in ["-9223372036854775808", "9223372036854775807"] {
+        let stderr = failed(&run(&["plot", "gantt", s(&easy), "--from", from]), 2);
+        assert!(
+            stderr.contains(&format!("{from} is not in 0..=9007199254740992")),
+            "{stderr}"
+        );
+    }
+    // The last time allowed: an empty window of 1 s, drawn.
+    let gantt = dir.join("g.svg");
+    let report = ok(&run(&[
+        "plot",
+        "gantt",
+        s(&easy),
+        "--from",
+        "9007199254740992",
+        "-o",
+        s(&gantt),
+    ]));
+    assert!(
+        report.contains("0 jobs in [9007199254740992, 9007199254740993] s"),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compare_refuses_different_metrics_settings_and_keeps_every_job() {
+    let dir = temp_dir("settings");
+    let out = simulate(&dir, &[]);
+    let fcfs = out.join("fcfs");
+    let workload = dir.join("tiny.swf");
+    let other = dir.join("tau600");
+    ok(&run(&[
+        "simulate",
+        "-w",
+        s(&workload),
+        "-p",
+        "easy",
+        "-o",
+        s(&other),
+        "--tau",
+        "600",
+        "--warmup",
+        "0.3",
+    ]));
+    let easy600 = other.join("easy");
+    let stderr = failed(&run(&["compare", s(&fcfs), s(&easy600)]), 1);
+    assert!(
+        stderr.contains(
+            "were measured with different metrics settings (tau 10 vs 600, warmup 0.0 vs 0.3)"
+        ) && stderr.contains("--allow-different-metrics"),
+        "{stderr}"
+    );
+    let table = ok(&run(&[
+        "compare",
+        s(&fcfs),
+        s(&easy600),
+        "--allow-different-metrics",
+    ]));
+    assert!(
+        table.contains("note: the metrics settings differ (tau 10 vs 600, warmup 0.0 vs 0.3)"),
+        "{table}"
+    );
+    // Batches of unequal size, no job left out: 3 jobs in 2 batches are
+    // one of 2 (jobs 1, 2) and one of 1 (job 3). fcfs - easy responses 0, 0,
+    // 190: the mean is 190 / 3 = 63.333 (dropping job 3 gave 0). Batch
+    // means 0 and 190, average size 1.5: v = ((2/1.5)^2 * 63.333^2 +
+    // (1/1.5)^2 * 126.667^2) / (2 * 1) = 7130.86, sqrt 84.444; t(1 df,
+    // 0.95) = 6.313752: half-width 533.16.
+    let easy = out.join("easy");
+    let table = ok(&run(&["compare", s(&fcfs), s(&easy), "--batches", "2"]));
+    assert!(
+        table.contains("(1 batches of 2 and 1 of 1 jobs, 3 jobs)"),
+        "{table}"
+    );
+    let json = ok(&run(&[
+        "compare",
+        s(&fcfs),
+        s(&easy),
+        "--batches",
+        "2",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let d = &v["differentials"];
+    assert_eq!(d["jobs"], 3);
+    assert!((d["response"]["mean"].as_f64().unwrap() - 190.0 / 3.0).abs() < 1e-9);
+    let half = d["response"]["half_width"].as_f64().unwrap();
+    assert!((half - 533.16).abs() < 0.01, "{half}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
