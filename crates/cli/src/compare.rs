@@ -7,7 +7,7 @@
 //! of the same workload: the same input SHA-256, the same load change and
 //! machine in summary.json, and jobs.csv rows with the same job numbers,
 //! submit times and sizes in the same order. Each folder's jobs.csv rows
-//! must be consistent (times from 0 to 2^53 s, the derived columns equal to
+//! must be consistent (times from 0 to 2^62 s, the derived columns equal to
 //! their differences, finite ratios; see [`RunDir::read`]) and its
 //! summary.json's mean wait, mean response and makespan must be those of
 //! its jobs ([`RunDir::check_metrics`]): a file changed after the run is

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::CommandError;
 use schedsim_run::{GanttColor, PlotError, gantt, run_curves};
 use schedsim_run::{RunDir, RunDirError};
-use schedsim_sim_core::MAX_TIME;
+use schedsim_sim_core::TIME_LIMIT;
 
 /// Jobs in the default Gantt window.
 pub const GANTT_DEFAULT_JOBS: usize = 300;
@@ -42,12 +42,12 @@ pub struct GanttArgs {
     /// The run folder.
     #[arg(value_name = "RUN_DIR")]
     pub run: PathBuf,
-    /// Window start, seconds from 0 to 2^53 (default: the first start).
-    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(0, MAX_TIME.into()))]
+    /// Window start, seconds from 0 to 2^62 (default: the first start).
+    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(0, TIME_LIMIT.into()))]
     pub from: Option<i64>,
-    /// Window end, seconds from 0 to 2^53 (default: the window holds the
+    /// Window end, seconds from 0 to 2^62 (default: the window holds the
     /// first 300 job starts after --from).
-    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(0, MAX_TIME.into()))]
+    #[arg(long, value_name = "T", value_parser = schedsim_run::whole_number_in::<i64>(0, TIME_LIMIT.into()))]
     pub to: Option<i64>,
     /// Colour by start order (backfilled jobs stand out) or runtime class.
     #[arg(long, value_enum, default_value_t = GanttColor::Order)]

@@ -7,11 +7,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use schedsim_metrics::{CompletedJob, MetricsConfig, summarize};
-use schedsim_sim_core::MAX_TIME;
+use schedsim_sim_core::TIME_LIMIT;
 
 /// Why a time is refused: the range every time of a run lies in.
 fn time_range_problem() -> String {
-    format!("a time must be a whole number of seconds from 0 to 2^53 = {MAX_TIME}")
+    format!("a time must be a whole number of seconds from 0 to 2^62 = {TIME_LIMIT}")
 }
 
 /// One job of jobs.csv.
@@ -224,7 +224,7 @@ pub enum RunDirError {
 impl RunDir {
     /// Reads `dir/summary.json` and `dir/jobs.csv` (and `segments.csv`
     /// when present), checking every row: times (submit, requested, start,
-    /// finish) from 0 to 2^53 s, in order, `execution_time`,
+    /// finish) from 0 to 2^62 s (`TIME_LIMIT`), in order, `execution_time`,
     /// `waiting_time` and `turnaround_time` (when present) equal to the
     /// differences of the times, `stretch` and `bounded_slowdown` finite
     /// and at least 0, processors on the machine, segments within their
@@ -299,7 +299,7 @@ impl RunDir {
                             value: row.to_string(),
                         })?;
                 let job = &mut jobs[slot];
-                // Inside the job's run, so no time leaves 0..=2^53 s.
+                // Inside the job's run, so no time leaves 0..=2^62 s.
                 if segment.0 > segment.1 || segment.0 < job.job.start || segment.1 > job.job.finish
                 {
                     return Err(RunDirError::BadJobValue {
@@ -553,9 +553,9 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
                 value: value.to_owned(),
                 problem,
             };
-        // Every time within 0..=2^53 s, the simulator's range: sums and
-        // differences of two of them cannot overflow, and each is exact
-        // as an f64.
+        // Every time within 0..=2^62 s, the simulator's range
+        // (`TIME_LIMIT`): sums and differences of two of them cannot
+        // overflow.
         let time = |column: usize| {
             let text = field(column);
             let value = text.parse::<i64>().map_err(|_| {
@@ -565,7 +565,7 @@ fn parse_jobs_csv(text: &str, path: &Path, procs: Option<u32>) -> Result<ParsedJ
                     "not a whole number of seconds".to_owned(),
                 )
             })?;
-            if (0..=MAX_TIME).contains(&value) {
+            if (0..=TIME_LIMIT).contains(&value) {
                 Ok(value)
             } else {
                 Err(job_bad(COLUMNS[column], text, time_range_problem()))
@@ -782,17 +782,17 @@ bounded_slowdown\n";
 
     #[test]
     fn times_beyond_the_simulator_range_are_refused() {
-        // 2^63 - 1 as a finish time (a tampered file): beyond 2^53, named by
+        // 2^63 - 1 as a finish time (a tampered file): beyond 2^62, named by
         // file, line, job, column and value, before any arithmetic.
         assert_eq!(
             parse_error("7,5,100,1,10,90,9223372036854775807,5,95,1,0-1,1"),
             "jobs.csv:2: job 7: column `finish_time` is `9223372036854775807`: a time must be \
-             a whole number of seconds from 0 to 2^53 = 9007199254740992"
+             a whole number of seconds from 0 to 2^62 = 4611686018427387904"
         );
-        // 2^53 + 1 is one beyond.
+        // 2^62 + 1 is one beyond.
         assert!(
-            parse_error("7,9007199254740993,100,1,10,90,100,5,95,1,0-1,1")
-                .contains("column `submission_time` is `9007199254740993`")
+            parse_error("7,4611686018427387905,100,1,10,90,100,5,95,1,0-1,1")
+                .contains("column `submission_time` is `4611686018427387905`")
         );
         assert!(
             parse_error("7,-1,100,1,10,90,100,5,95,1,0-1,1").contains("`submission_time` is `-1`")
