@@ -7,7 +7,10 @@
 //! the arrival scale, the offered load and every parameter as JSON, which
 //! `--params` reads back). The records are streamed: the generator runs
 //! twice, once to tally what the header states and once to write, so memory
-//! does not grow with the number of jobs.
+//! does not grow with the number of jobs, except with a target load (the
+//! load search) or the Tsafrir estimate model, which hold every job first:
+//! then at most [`MAX_HELD_JOBS`] jobs (2^26) are accepted, checked before
+//! anything is generated.
 //!
 //! Lublin workloads written as `.cwf` get `-1 S -1` in fields 19-21 (like
 //! `schedsim convert`). CWF workloads cannot be written as `.swf`: SWF has
@@ -20,8 +23,8 @@ use std::time::Instant;
 
 use lublin_model::{
     BlockRange, CommandAmount, CommandTime, CwfGenerator, CwfParams, EstimateModelError,
-    EstimateParams, GeneratedSummary, LublinGenerator, LublinParams, OverMaximum, ParamsError,
-    ReduceFloor, SizeUnit,
+    EstimateParams, GeneratedSummary, LublinGenerator, LublinParams, MAX_HELD_JOBS, OverMaximum,
+    ParamsError, ReduceFloor, SizeUnit,
 };
 use schedsim_run::positive_number;
 use serde::Serialize;
@@ -352,6 +355,20 @@ pub enum GenerateError {
     /// More jobs than the simulator can index.
     #[error("--jobs {0} is more than the {max} jobs a simulation can hold", max = MAX_GENERATED_JOBS)]
     TooManyJobs(usize),
+    /// More jobs than a step that needs the whole workload first holds in
+    /// memory ([`MAX_HELD_JOBS`]).
+    #[error(
+        "--jobs {jobs} with {what}: expected 1 to {max} jobs, since it holds every job in \
+         memory; without it up to {streamed} jobs are streamed",
+        max = MAX_HELD_JOBS,
+        streamed = MAX_GENERATED_JOBS
+    )]
+    TooManyHeldJobs {
+        /// The jobs asked for.
+        jobs: usize,
+        /// What holds them: the load search or the Tsafrir model.
+        what: &'static str,
+    },
     /// A required option is missing (only when called as a library; the
     /// command line requires it).
     #[error("missing {0}")]
@@ -432,6 +449,12 @@ pub fn generate(
                 return print_params(&params, out).map(|()| None);
             }
             let target = Target::of(&a.common, false)?;
+            if params.target_load.is_some() {
+                target.check_held(TARGET_LOAD)?;
+            }
+            if matches!(a.estimate, Some(EstimateModelChoice::Tsafrir(_))) {
+                target.check_held("the tsafrir estimate model (--estimate tsafrir)")?;
+            }
             let (machine_size, target_load) = (params.machine_size, params.target_load);
             let generator = LublinGenerator::new(params, target.seed)?;
             let records = generator.records(target.jobs);
@@ -467,6 +490,9 @@ pub fn generate(
                 return print_params(&params, out).map(|()| None);
             }
             let target = Target::of(&a.common, true)?;
+            if params.target_load.is_some() {
+                target.check_held(TARGET_LOAD)?;
+            }
             let (machine_size, target_load) = (params.machine_size, params.target_load);
             let generator = CwfGenerator::new(params, target.seed)?;
             let records = generator.records(target.jobs);
@@ -478,6 +504,10 @@ pub fn generate(
     report(&outcome, started, out)?;
     Ok(Some(outcome))
 }
+
+/// What a target load (from --load or a --params file) is called in the
+/// message that refuses too many jobs for it.
+const TARGET_LOAD: &str = "the load search (--load)";
 
 /// Where and how much to generate: checked before any generation, so a bad
 /// path or extension fails at once and leaves no file behind.
@@ -498,6 +528,18 @@ impl<'a> Target<'a> {
             path,
             format,
         })
+    }
+
+    /// Refuses more jobs than [`MAX_HELD_JOBS`] for `what`, a step that
+    /// holds every job before the first is written.
+    fn check_held(&self, what: &'static str) -> Result<(), GenerateError> {
+        if self.jobs > MAX_HELD_JOBS {
+            return Err(GenerateError::TooManyHeldJobs {
+                jobs: self.jobs,
+                what,
+            });
+        }
+        Ok(())
     }
 
     /// Streams the header and records into the file.
@@ -824,6 +866,26 @@ mod tests {
                 .job_types(false)
                 .estimate(EstimateParams::f_model(3.0))
         );
+    }
+
+    #[test]
+    fn held_jobs_are_bounded_at_2_pow_26() {
+        // 2^26 = 67,108,864 jobs at up to 24 bytes each: 1.5 GiB held, the
+        // most accepted; one more is refused before anything is generated.
+        let target = |jobs| Target {
+            jobs,
+            seed: 1,
+            path: Path::new("x.swf"),
+            format: Format::Swf,
+        };
+        assert!(target(67_108_864).check_held(TARGET_LOAD).is_ok());
+        assert!(matches!(
+            target(67_108_865).check_held(TARGET_LOAD),
+            Err(GenerateError::TooManyHeldJobs {
+                jobs: 67_108_865,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -247,6 +247,8 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
     let w = workload.to_str().unwrap();
     let gen_out = dir.join("g.swf");
     let g = gen_out.to_str().unwrap();
+    let cwf_out = dir.join("g.cwf");
+    let gc = cwf_out.to_str().unwrap();
     let small_file = dir.join("one-processor.swf");
     let mut jobs = "; MaxProcs: 1\n".to_owned();
     for number in 1..=10 {
@@ -320,6 +322,42 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
                 g,
             ],
             "--jobs 10000000000 is more than the 4294967295 jobs",
+        ),
+        // The load search holds every job (16-24 bytes each): 2^32 - 1 jobs
+        // tried to allocate 32 GiB and aborted. 2^26 = 67108864 is the most.
+        (
+            vec![
+                "generate",
+                "cwf",
+                "--jobs",
+                "4294967295",
+                "--seed",
+                "1",
+                "--load",
+                "0.9",
+                "-o",
+                gc,
+            ],
+            "--jobs 4294967295 with the load search (--load): expected 1 to 67108864 jobs, since \
+             it holds every job in memory; without it up to 4294967295 jobs are streamed",
+        ),
+        (
+            vec![
+                "generate",
+                "lublin",
+                "--jobs",
+                "67108865",
+                "--procs",
+                "128",
+                "--seed",
+                "1",
+                "--estimate",
+                "tsafrir",
+                "-o",
+                g,
+            ],
+            "--jobs 67108865 with the tsafrir estimate model (--estimate tsafrir): expected 1 to \
+             67108864 jobs",
         ),
         // Unsigned options read any integer first, so a negative or too
         // large one gets the range, not "invalid digit found in string".

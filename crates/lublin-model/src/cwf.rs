@@ -435,7 +435,8 @@ impl CwfGenerator {
 
     /// The same lines as [`CwfGenerator::generate`], one at a time, so a
     /// large workload can be written out without holding it in memory. With
-    /// a target load the search for the arrival scale runs here, first.
+    /// a target load the search for the arrival scale runs here, first, and
+    /// holds up to 24 bytes a job (see [`crate::MAX_HELD_JOBS`]).
     pub fn records(&self, n_jobs: usize) -> CwfRecords<'_> {
         let p = &self.params;
         let a = &p.arrival;

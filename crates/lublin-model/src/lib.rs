@@ -202,3 +202,14 @@ pub use tsafrir::{
     OverMaximum, TsafrirParams, TsafrirReport, tsafrir_estimates, tsafrir_histogram,
     tsafrir_records,
 };
+
+/// The most jobs a generator run may hold in memory for a step that needs
+/// the whole workload first: the target-load search (every job's
+/// inter-arrival draw, size, runtime and running work sum, up to 24 bytes a
+/// job, kept so each try replays the same jobs) and, in `schedsim
+/// generate`, the Tsafrir estimate model (every runtime and estimate).
+/// 2^26 = 67,108,864 jobs, about 1.6 GB. Without a target load `records`
+/// streams any number of jobs in constant memory. The generators do not
+/// check it (`records` cannot fail); callers refuse larger counts before
+/// generating, as `schedsim generate` does.
+pub const MAX_HELD_JOBS: usize = 1 << 26;

@@ -247,7 +247,8 @@ impl LublinGenerator {
 
     /// The same records as [`LublinGenerator::generate`], one at a time, so a
     /// large workload can be written out without holding it in memory. With
-    /// a target load the search for the arrival scale runs here, first.
+    /// a target load the search for the arrival scale runs here, first, and
+    /// holds up to 24 bytes a job (see [`crate::MAX_HELD_JOBS`]).
     pub fn records(&self, n_jobs: usize) -> LublinRecords<'_> {
         let caching = self.params.target_load.is_some() && n_jobs >= 2;
         let mut streams: Vec<ArrivalStream> = self
