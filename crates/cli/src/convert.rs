@@ -33,16 +33,15 @@ use std::path::{Path, PathBuf};
 use lublin_model::EstimateModelError;
 use serde::Serialize;
 use workload_format::{
-    BatsimError, CwfFields, ReadError, ReadOptions, RequestType, SacctError, SacctOptions,
-    Workload, WriteError, create_path, import_sacct, open_input, read_batsim_path, read_path,
-    write_batsim_path, write_workload,
+    BatsimError, CwfFields, JsonLinesError, ReadError, ReadOptions, RequestType, SacctError,
+    SacctOptions, Workload, WriteError, create_path, import_sacct, open_input, read_batsim_path,
+    read_json_lines_path, read_path, write_batsim_path, write_json_lines, write_workload,
 };
 
 use crate::CommandError;
 use crate::estimates::{
     EstimateModelChoice, EstimatesReport, estimates_note, fill_estimates, parse_estimate_model,
 };
-use crate::jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 
 /// Arguments of `schedsim convert`.
 #[derive(Debug, Clone, clap::Args)]
@@ -159,6 +158,9 @@ pub struct ConvertSummary {
     /// The warning for job numbers given to more than one job (the same
     /// as `simulate` and `validate` print), if any.
     pub repeated_numbers: Option<String>,
+    /// Header keys given twice with different values (the warnings
+    /// `simulate` gives).
+    pub header_warnings: Vec<String>,
     /// What the reader rounded to whole numbers (Batsim's float times,
     /// say), if anything.
     pub rounded: Option<String>,
@@ -296,8 +298,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
     let mut batsim_summary = None;
     let mut sacct = None;
     let mut workload = if from == Format::JsonLines {
-        let source_name = args.input.display().to_string();
-        read_json_lines(open_input(&args.input)?, &source_name)?
+        read_json_lines_path(&args.input)?
     } else if from == Format::BatsimJson {
         let (workload, batsim) = read_batsim_path(&args.input, args.lenient)?;
         batsim_summary = Some(batsim);
@@ -323,6 +324,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
     let mut summary = ConvertSummary {
         skipped_lines: workload.summary.skipped_lines,
         rounded: schedsim_run::rounded_values(&workload.summary),
+        header_warnings: schedsim_run::conflicting_header_keys(&workload.header),
         ..ConvertSummary::default()
     };
     if let Some(batsim) = batsim_summary {
@@ -454,7 +456,7 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
         args.output.display(),
         s.records
     )?;
-    if let Some(warning) = &s.repeated_numbers {
+    for warning in s.repeated_numbers.iter().chain(&s.header_warnings) {
         writeln!(out, "{warning}")?;
     }
     if let Some(rounded) = &s.rounded {
@@ -499,6 +501,14 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             "estimates{max}: {} jobs; {} with an unknown runtime left alone; {} runtimes truncated",
             e.assigned, e.unknown_runtime, e.truncated
         )?;
+        if e.clamped > 0 {
+            writeln!(
+                out,
+                "warning: {} estimates were above the largest time allowed, 2^53 s, and were set \
+                 to it",
+                e.clamped
+            )?;
+        }
     }
     if let Some(mapping) = &s.mapping {
         writeln!(

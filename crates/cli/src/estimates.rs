@@ -16,7 +16,7 @@
 use lublin_model::{
     BinCount, EstimateModelError, EstimateParams, TsafrirParams, tsafrir_estimates,
 };
-use workload_format::{Record, RequestType};
+use workload_format::{MAX_TIME, Record, RequestType};
 
 /// An estimate model as the command line names it.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,13 +62,20 @@ pub struct EstimatesReport {
     pub unknown_runtime: u64,
     /// Runtimes cut to the maximum (`truncate`).
     pub truncated: u64,
+    /// Per-job estimates above [`workload_format::MAX_TIME`] (2^53 s, a
+    /// runtime near it times the f-model's factor or rounded up to an
+    /// hour), set to it: still at least the runtime, which the reader
+    /// bounds the same way.
+    pub clamped: u64,
     /// The Tsafrir model's maximum estimate, when that model ran.
     pub max_estimate: Option<u64>,
 }
 
 /// Replaces the requested time of every job of `records` with a known
 /// runtime by the model's estimate (CWF command lines are not jobs). Per-job
-/// models draw the `k`-th job's estimate from stream `k` of `seed`.
+/// models draw the `k`-th job's estimate from stream `k` of `seed`; an
+/// estimate above [`workload_format::MAX_TIME`] is set to it and counted in
+/// [`EstimatesReport::clamped`].
 ///
 /// # Errors
 /// The Tsafrir model's errors (a runtime above the maximum, hints that do
@@ -85,8 +92,12 @@ pub fn fill_estimates(
             for r in records.iter_mut().filter(|r| is_job(r)) {
                 match r.run_time {
                     Some(runtime) => {
-                        r.requested_time =
-                            Some(params.estimate_for(runtime, seed, report.assigned));
+                        let mut estimate = params.estimate_for(runtime, seed, report.assigned);
+                        if estimate > MAX_TIME {
+                            estimate = MAX_TIME;
+                            report.clamped += 1;
+                        }
+                        r.requested_time = Some(estimate);
                         report.assigned += 1;
                     }
                     None => report.unknown_runtime += 1,
@@ -130,8 +141,16 @@ pub fn tsafrir_for_runtimes(
 pub fn estimates_note(model: &EstimateModelChoice, report: &EstimatesReport, seed: u64) -> String {
     match model {
         EstimateModelChoice::PerJob(p) => format!(
-            "requested times (field 9) from the {} estimate model, seed {seed}",
-            per_job_name(p)
+            "requested times (field 9) from the {} estimate model, seed {seed}{}",
+            per_job_name(p),
+            if report.clamped > 0 {
+                format!(
+                    ", {} above the largest time allowed set to it (2^53 s)",
+                    report.clamped
+                )
+            } else {
+                String::new()
+            }
         ),
         EstimateModelChoice::Tsafrir(choice) => {
             let hints: Vec<String> = choice
@@ -348,5 +367,30 @@ mod tests {
         // 100, 300 and 400 s round up to 5 minutes; job 2 keeps no estimate.
         let got: Vec<Option<u64>> = records.iter().map(|r| r.requested_time).collect();
         assert_eq!(got, [Some(300), None, Some(300), Some(900)]);
+    }
+
+    #[test]
+    fn estimates_above_the_largest_time_are_set_to_it_and_counted() {
+        // Runtime 2^53 s: f:2 draws 2^53 x U(1, 2), above 2^53 unless the
+        // draw is exactly 1; rounded up to a whole hour, 2^53 = 9007199254740992
+        // s becomes 2501999792984 h = 9007199254742400 s, 1,408 s above.
+        // Runtime 100 s stays 300 s (5 minutes) either way.
+        for model in [
+            EstimateParams::f_model(2.0),
+            EstimateParams::EXACT.rounded(),
+        ] {
+            let mut records = vec![Record::unknown(1), Record::unknown(2)];
+            records[0].run_time = Some(MAX_TIME);
+            records[1].run_time = Some(100);
+            let model = EstimateModelChoice::PerJob(model);
+            let report = fill_estimates(&mut records, &model, 1).unwrap();
+            assert_eq!((report.assigned, report.clamped), (2, 1), "{model:?}");
+            assert_eq!(records[0].requested_time, Some(MAX_TIME));
+            assert!(records[1].requested_time >= Some(100));
+            assert!(
+                estimates_note(&model, &report, 1)
+                    .ends_with("seed 1, 1 above the largest time allowed set to it (2^53 s)")
+            );
+        }
     }
 }

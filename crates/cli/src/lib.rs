@@ -31,7 +31,6 @@ mod convert;
 mod deadlines_command;
 mod estimates;
 mod generate;
-mod jsonl;
 mod plot_command;
 mod stats;
 mod validate;
@@ -49,10 +48,10 @@ pub use generate::{
     CommonArgs, CwfArgs, GenerateArgs, GenerateError, GenerateModel, GenerateOutcome, LublinArgs,
     generate,
 };
-pub use jsonl::{JsonLinesError, read_json_lines, write_json_lines};
 pub use plot_command::{
     GANTT_DEFAULT_JOBS, GanttArgs, PlotArgs, PlotChart, PlotCommandError, gantt_window, plot,
 };
+pub use workload_format::{JsonLinesError, read_json_lines, write_json_lines};
 // The run API lives in schedsim-run (shared with the sweeps and the Python
 // package); the command's `simulate` is its `simulate`.
 pub use schedsim_run::{

@@ -20,8 +20,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use workload_format::{
-    BatsimError, FIELD_NAMES, ReadError, ReadOptions, Reader, Record, Workload, open_path,
-    read_batsim_path,
+    BatsimError, FIELD_NAMES, JsonLinesError, ReadError, ReadOptions, Reader, Record, Workload,
+    is_json_lines_path, open_path, read_batsim_path, read_json_lines_path,
 };
 
 use crate::CommandError;
@@ -29,8 +29,9 @@ use crate::CommandError;
 /// Arguments of `schedsim stats`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct StatsArgs {
-    /// The workload file (.swf, .cwf or Batsim .json, plain or
-    /// gzip-compressed).
+    /// The workload file (.swf, .cwf, .jsonl as `convert` writes it, or
+    /// Batsim .json, plain or gzip-compressed; JSON lines are read
+    /// strictly, even with --lenient).
     pub file: PathBuf,
     /// Processors of the machine for the offered load (default: the header's
     /// MaxProcs, else MaxNodes).
@@ -66,6 +67,9 @@ pub enum StatsError {
     /// A Batsim JSON file could not be read or holds a bad job.
     #[error(transparent)]
     Batsim(#[from] BatsimError),
+    /// A JSON lines file could not be read or holds a bad line.
+    #[error(transparent)]
+    JsonLines(#[from] JsonLinesError),
     /// The report could not be written.
     #[error("cannot write the report")]
     Output(#[source] io::Error),
@@ -188,6 +192,9 @@ pub struct Stats {
     pub unknown_values: Vec<FieldUnknowns>,
     /// Lines skipped in lenient mode.
     pub skipped_lines: u64,
+    /// What `simulate` warns of in the file's header: keys given twice
+    /// with different values.
+    pub warnings: Vec<String>,
     /// The conventions, in words.
     pub conventions: &'static str,
 }
@@ -206,7 +213,7 @@ pub(crate) fn job_size(record: &Record) -> Option<u64> {
 
 /// A workload file as `stats` reads it.
 enum Input {
-    /// Batsim's JSON, read whole.
+    /// Batsim's JSON or JSON lines, read whole.
     Whole(Box<Workload>),
     /// SWF or CWF, streamed.
     Stream(Box<Reader<Box<dyn BufRead + Send>>>),
@@ -220,10 +227,12 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
     } else {
         ReadOptions::strict()
     };
-    // Batsim's JSON is read whole (as `simulate` reads it); SWF and CWF
-    // are streamed.
+    // Batsim's JSON and JSON lines are read whole (as `simulate` reads
+    // them); SWF and CWF are streamed.
     let mut input = if schedsim_run::is_batsim_json(&args.file) {
         Input::Whole(Box::new(read_batsim_path(&args.file, args.lenient)?.0))
+    } else if is_json_lines_path(&args.file) {
+        Input::Whole(Box::new(read_json_lines_path(&args.file)?))
     } else {
         Input::Stream(Box::new(open_path(&args.file, &options)?))
     };
@@ -329,6 +338,7 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             })
             .collect(),
         skipped_lines: summary.skipped_lines,
+        warnings: schedsim_run::conflicting_header_keys(&header),
         conventions: CONVENTIONS,
     };
     let written = if args.json {
@@ -448,6 +458,9 @@ fn write_text(s: &Stats, out: &mut dyn Write) -> io::Result<()> {
     }
     if s.skipped_lines > 0 {
         writeln!(out, "skipped lines: {} (lenient mode)", s.skipped_lines)?;
+    }
+    for warning in &s.warnings {
+        writeln!(out, "{warning}")?;
     }
     writeln!(out, "conventions:   {}", s.conventions)
 }

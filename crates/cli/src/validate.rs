@@ -2,11 +2,12 @@
 //! their problems by reason (`--lenient`).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use schedsim_sim_core::{Calendar, CalendarError};
 use workload_format::{
-    BatsimError, ReadError, ReadOptions, ReadSummary, open_path, read_batsim_path,
+    BatsimError, Header, JsonLinesError, ReadError, ReadOptions, ReadSummary, is_json_lines_path,
+    open_path, read_batsim_path, read_json_lines_path,
 };
 
 use crate::{CommandError, error_line};
@@ -14,8 +15,9 @@ use crate::{CommandError, error_line};
 /// Arguments of `schedsim validate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ValidateArgs {
-    /// Workload files (.swf, .cwf or Batsim .json, plain or
-    /// gzip-compressed).
+    /// Workload files (.swf, .cwf, .jsonl as `convert` writes it, or Batsim
+    /// .json, plain or gzip-compressed; JSON lines are read strictly, even
+    /// with --lenient).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Skip bad lines and count them by reason instead of stopping at the
@@ -50,9 +52,10 @@ pub enum FileOutcome {
         path: PathBuf,
         /// The counts.
         summary: ReadSummary,
-        /// The warning for job numbers given to more than one job, if any
-        /// (the results of a run name jobs by number).
-        repeated_numbers: Option<String>,
+        /// The warnings `simulate` gives about the file: job numbers given
+        /// to more than one job (the results of a run name jobs by number),
+        /// then header keys given twice with different values.
+        warnings: Vec<String>,
     },
     /// Strict mode met a bad line, or the file could not be read.
     Failed {
@@ -67,6 +70,13 @@ pub enum FileOutcome {
         path: PathBuf,
         /// Why.
         error: BatsimError,
+    },
+    /// A JSON lines file could not be read or holds a bad line.
+    FailedJsonLines {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: JsonLinesError,
     },
     /// The header's time zone or start time cannot make a calendar
     /// (`simulate` refuses the file for the same reason).
@@ -114,6 +124,8 @@ pub fn validate(
     for path in &args.files {
         let outcome = if schedsim_run::is_batsim_json(path) {
             check_batsim(path, args.lenient)
+        } else if is_json_lines_path(path) {
+            check_json_lines(path)
         } else {
             check(path, &options)
         };
@@ -127,6 +139,7 @@ pub fn validate(
                 o,
                 FileOutcome::Failed { .. }
                     | FileOutcome::FailedBatsim { .. }
+                    | FileOutcome::FailedJsonLines { .. }
                     | FileOutcome::BadCalendar { .. }
             )
         })
@@ -140,8 +153,50 @@ pub fn validate(
     Ok(outcomes)
 }
 
+/// Reads a JSON lines file whole, as `simulate` does, and checks its
+/// header's calendar.
+fn check_json_lines(path: &Path) -> FileOutcome {
+    let workload = match read_json_lines_path(path) {
+        Ok(workload) => workload,
+        Err(error) => {
+            return FileOutcome::FailedJsonLines {
+                path: path.to_path_buf(),
+                error,
+            };
+        }
+    };
+    read_whole(path, workload)
+}
+
+/// The outcome of a workload read whole (JSON lines, Batsim's JSON).
+fn read_whole(path: &Path, workload: workload_format::Workload) -> FileOutcome {
+    if let Err(error) = Calendar::from_header(&workload.header) {
+        return FileOutcome::BadCalendar {
+            path: path.to_path_buf(),
+            error,
+        };
+    }
+    FileOutcome::Read {
+        path: path.to_path_buf(),
+        warnings: warnings(
+            schedsim_run::repeated_job_numbers_in(workload.records.iter()),
+            &workload.header,
+        ),
+        summary: workload.summary,
+    }
+}
+
+/// The warnings `simulate` gives about a file: repeated job numbers, then
+/// the header's conflicting keys.
+fn warnings(repeated_numbers: Option<String>, header: &Header) -> Vec<String> {
+    repeated_numbers
+        .into_iter()
+        .chain(schedsim_run::conflicting_header_keys(header))
+        .collect()
+}
+
 /// Reads a Batsim JSON file whole, as `simulate` does.
-fn check_batsim(path: &std::path::Path, lenient: bool) -> FileOutcome {
+fn check_batsim(path: &Path, lenient: bool) -> FileOutcome {
     let workload = match read_batsim_path(path, lenient) {
         Ok((workload, _)) => workload,
         Err(error) => {
@@ -151,16 +206,12 @@ fn check_batsim(path: &std::path::Path, lenient: bool) -> FileOutcome {
             };
         }
     };
-    FileOutcome::Read {
-        path: path.to_path_buf(),
-        repeated_numbers: schedsim_run::repeated_job_numbers_in(workload.records.iter()),
-        summary: workload.summary,
-    }
+    read_whole(path, workload)
 }
 
 /// Streams the file to its end, keeping of each job only its number and
 /// place (for the repeated-number check), not the record.
-fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
+fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
     let failed = |error| FileOutcome::Failed {
         path: path.to_path_buf(),
         error,
@@ -187,7 +238,10 @@ fn check(path: &std::path::Path, options: &ReadOptions) -> FileOutcome {
     FileOutcome::Read {
         path: path.to_path_buf(),
         summary,
-        repeated_numbers: schedsim_run::repeated_job_numbers(numbers.iter().copied()),
+        warnings: warnings(
+            schedsim_run::repeated_job_numbers(numbers.iter().copied()),
+            &header,
+        ),
     }
 }
 
@@ -195,6 +249,9 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
     match outcome {
         FileOutcome::Failed { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
         FileOutcome::FailedBatsim { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
+        FileOutcome::FailedJsonLines { error, .. } => {
+            writeln!(out, "FAIL  {}", error_line(error))
+        }
         FileOutcome::BadCalendar { path, error } => writeln!(
             out,
             "FAIL  {}: header UnixStartTime, TimeZoneString or TimeZone: {error}",
@@ -203,9 +260,9 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
         FileOutcome::Read {
             path,
             summary,
-            repeated_numbers,
+            warnings,
         } if !lenient => {
-            let status = if repeated_numbers.is_some() {
+            let status = if !warnings.is_empty() {
                 "WARN "
             } else {
                 "ok   "
@@ -217,7 +274,7 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
                 plural(summary.records, "record"),
                 rounded_note(summary)
             )?;
-            if let Some(warning) = repeated_numbers {
+            for warning in warnings {
                 writeln!(out, "      {warning}")?;
             }
             Ok(())
@@ -225,9 +282,9 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
         FileOutcome::Read {
             path,
             summary,
-            repeated_numbers,
+            warnings,
         } => {
-            let clean = summary.is_clean() && repeated_numbers.is_none();
+            let clean = summary.is_clean() && warnings.is_empty();
             let status = if clean { "ok   " } else { "WARN " };
             writeln!(
                 out,
@@ -254,7 +311,7 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
             if hidden > 0 {
                 writeln!(out, "      ... and {hidden} more")?;
             }
-            if let Some(warning) = repeated_numbers {
+            for warning in warnings {
                 writeln!(out, "      {warning}")?;
             }
             Ok(())

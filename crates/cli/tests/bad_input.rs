@@ -171,13 +171,37 @@ fn bad_lines_are_named_by_file_line_and_field() {
             "max-procs-zero.swf",
             "MaxProcs is \"0\" and MaxNodes is absent; give --procs",
         ),
+        // The header's machine size names the file, the line and the
+        // real limit, 2^24 = 16777216 (u32::MAX was named before).
         (
             "max-procs-huge.swf",
-            "the machine size 99999999999999 is too large",
+            ":1: header MaxProcs: 99999999999999 processors are more than the 16777216 a \
+             simulation can hold; give --procs (1 to 16777216)",
         ),
         (
             "max-procs-beyond-limit.swf",
-            "the machine's 4294967295 processors are more than the 16777216 a simulation can hold",
+            ":1: header MaxProcs: 4294967295 processors are more than the 16777216 a simulation \
+             can hold",
+        ),
+        // JSON lines (as convert writes them) are read, each field named
+        // with its value; -1 would be unknown, as in SWF.
+        (
+            "jsonl-negative-run-time.jsonl",
+            ":2: field run_time: -5 is negative; only -1 or null (unknown) is allowed",
+        ),
+        (
+            "jsonl-fraction.jsonl",
+            ":2: field run_time: 1.5 is not a whole number in 0..=18446744073709551615",
+        ),
+        // serde_json kept the last of two "nb_res" (16) silently.
+        (
+            "batsim-repeated-key.json",
+            "caused by: the key \"nb_res\" is given twice at line 1 column 151",
+        ),
+        // 2^53 + 1 = 9007199254740993, on the file's third line.
+        (
+            "jsonl-run-time-beyond-max-time.jsonl",
+            ":3: field run_time: 9007199254740993 is beyond the largest time allowed, 2^53 s",
         ),
         ("truncated.swf.gz", "truncated.swf.gz from its start"),
         // A header zone is checked with or without UnixStartTime.
@@ -514,4 +538,98 @@ fn validate_refuses_the_header_zones_simulate_refuses_unless_overridden() {
         ]);
         assert!(output.status.success(), "{file}: {}", text(&output.stderr));
     }
+}
+
+#[test]
+fn every_command_warns_of_conflicting_header_keys() {
+    // `; MaxProcs: 8` then `; MaxProcs: 16`: every command that reads the
+    // header says so, with the same words (the Note lines may repeat).
+    let file = corpus_dir().join("conflicting-max-procs.swf");
+    let f = file.to_str().unwrap();
+    let out = temp_dir("conflicting-keys");
+    let converted = out.join("copy.jsonl");
+    let warning = "warning: header key MaxProcs is given 2 times with different values \
+                   (\"8\", \"16\"); the first is used";
+    for args in [
+        vec!["simulate", "-w", f, "-p", "fcfs"],
+        vec!["validate", f],
+        vec!["stats", f],
+        vec!["convert", f, converted.to_str().unwrap()],
+        // The JSON lines copy keeps the header, and the warning.
+        vec!["validate", converted.to_str().unwrap()],
+    ] {
+        let output = run(&args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        let all = text(&output.stdout) + &text(&output.stderr);
+        assert!(all.contains(warning), "{args:?}:\n{all}");
+        assert!(!all.contains("key Note"), "{args:?}:\n{all}");
+    }
+}
+
+#[test]
+fn json_lines_from_convert_are_read_by_every_command() {
+    // The 10-job one-processor file of a test above, through convert to
+    // JSON lines and back into simulate, validate and stats.
+    let dir = temp_dir("jsonl-commands");
+    let swf = dir.join("w.swf");
+    let mut jobs = "; MaxProcs: 2\n".to_owned();
+    for number in 1..=10 {
+        jobs.push_str(&format!(
+            "{number} {} -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+            number * 10
+        ));
+    }
+    std::fs::write(&swf, jobs).unwrap();
+    let jsonl = dir.join("w.jsonl");
+    let (swf, jsonl) = (swf.to_str().unwrap(), jsonl.to_str().unwrap());
+    assert!(run(&["convert", swf, jsonl]).status.success());
+    let validate = run(&["validate", jsonl]);
+    assert!(validate.status.success(), "{}", text(&validate.stderr));
+    assert!(text(&validate.stdout).starts_with(&format!("ok    {jsonl}: 10 records")));
+    // 10 jobs of 1 x 100 s, submitted at 10..100 s: span 90 s on 2
+    // processors, load 1000 / (2 x 90) = 5.5556.
+    for file in [swf, jsonl] {
+        let stats = text(&run(&["stats", file]).stdout);
+        assert!(
+            stats.contains("offered load:  5.5556 (procs 2 from MaxProcs)"),
+            "{stats}"
+        );
+    }
+    let simulate = run(&["simulate", "-w", jsonl, "-p", "fcfs"]);
+    assert!(simulate.status.success(), "{}", text(&simulate.stderr));
+    assert!(text(&simulate.stdout).contains("10 jobs simulated"));
+}
+
+#[test]
+fn model_estimates_above_the_largest_time_are_set_to_it_with_a_warning() {
+    // Run time and requested time 2^53 s: f:2 draws up to twice that,
+    // which validate would refuse; it is set to 2^53 and counted.
+    let dir = temp_dir("estimates-max");
+    let input = dir.join("max.swf");
+    std::fs::write(
+        &input,
+        "; MaxProcs: 8\n1 0 -1 9007199254740992 1 -1 -1 1 9007199254740992 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let output = dir.join("out.swf");
+    let (i, o) = (input.to_str().unwrap(), output.to_str().unwrap());
+    let convert = run(&["convert", i, o, "--estimates", "f:1000"]);
+    assert!(convert.status.success(), "{}", text(&convert.stderr));
+    assert!(
+        text(&convert.stdout).contains(
+            "warning: 1 estimates were above the largest time allowed, 2^53 s, and were set to it"
+        ),
+        "{}",
+        text(&convert.stdout)
+    );
+    let written = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        written.contains("1 0 -1 9007199254740992 1 -1 -1 1 9007199254740992 -1"),
+        "{written}"
+    );
+    assert!(run(&["validate", o]).status.success());
 }

@@ -53,7 +53,7 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicI64;
 use std::time::{Duration, Instant};
@@ -83,8 +83,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     Header, HeaderError, JobStatus, PackedRecords, ReadError, ReadOptions, ReadSummary, Record,
-    Workload, WriteError, Writer, field_name, open_path, read_batsim_path, read_path,
-    workload_to_string,
+    Workload, WriteError, Writer, field_name, is_json_lines_path, open_path, read_batsim_path,
+    read_json_lines_path, read_path, workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -93,7 +93,9 @@ pub const DEFAULT_POLICIES: &[&str] = &["fcfs", "easy", "conservative"];
 /// Arguments of `schedsim simulate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SimulateArgs {
-    /// The workload (.swf, .cwf or a Batsim .json workload, plain or gzip).
+    /// The workload (.swf, .cwf, .jsonl as `convert` writes it, or a Batsim
+    /// .json workload, plain or gzip; JSON lines are read strictly, even
+    /// with --lenient).
     /// Without it a built-in Lublin-Feitelson workload is generated (its
     /// parameters are printed).
     #[arg(long, short = 'w', value_name = "FILE")]
@@ -493,7 +495,17 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
         notes.push(format!("read: {rounded}"));
     }
     notes.extend(repeated_job_numbers_in(loaded.records.iter()));
-    let header = &loaded.header;
+    notes.extend(conflicting_header_keys(&loaded.header));
+    notes
+}
+
+/// A warning for each header key given more than once with different
+/// values (`; MaxProcs: 8` then `; MaxProcs: 16`), except the keys the SWF
+/// definition lets repeat (Note, Queue, Partition, Information,
+/// Conversion): the typed accessors use the first. `simulate`, `validate`,
+/// `stats` and `convert` print them.
+pub fn conflicting_header_keys(header: &Header) -> Vec<String> {
+    let mut notes = Vec::new();
     let mut keys: Vec<String> = header
         .entries()
         .map(|(key, _)| key.to_ascii_lowercase())
@@ -559,6 +571,10 @@ pub enum SimulateError {
     /// A Batsim JSON workload could not be read.
     #[error(transparent)]
     Batsim(#[from] workload_format::BatsimError),
+    /// A JSON lines workload (as `schedsim convert` writes) could not be
+    /// read.
+    #[error(transparent)]
+    JsonLines(#[from] workload_format::JsonLinesError),
     /// The workload file could not be hashed.
     #[error("cannot read {path}")]
     Hash {
@@ -578,8 +594,27 @@ pub enum SimulateError {
         found: String,
     },
     /// A processor count does not fit.
-    #[error("the machine size {0} is too large (at most {max} processors)", max = u32::MAX)]
+    #[error("the machine size {0} is too large (at most {max} processors)", max = schedsim_sim_core::MAX_PROCS)]
     MachineTooLarge(u64),
+    /// The header's machine size (MaxProcs, else MaxNodes) is more than a
+    /// simulation can hold ([`schedsim_sim_core::MAX_PROCS`]).
+    #[error(
+        "{}{}: header {key}: {value} processors are more than the {max} a simulation can hold; \
+         give --procs (1 to {max})",
+        path.display(),
+        line.map_or_else(String::new, |l| format!(":{l}")),
+        max = schedsim_sim_core::MAX_PROCS
+    )]
+    HeaderMachineTooLarge {
+        /// The workload.
+        path: PathBuf,
+        /// The header line, when the file could be read again to find it.
+        line: Option<u64>,
+        /// `MaxProcs` or `MaxNodes`.
+        key: &'static str,
+        /// Its value.
+        value: u64,
+    },
     /// A header line could not be built.
     #[error("cannot build the SWF header")]
     Header(#[from] HeaderError),
@@ -742,7 +777,7 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
     match &args.workload {
         // An SWF or CWF file is parsed in batches and packed as it is
         // normalized: the records are never all held as `Record`s.
-        Some(path) if !is_batsim_json(path) => {
+        Some(path) if !is_batsim_json(path) && !is_json_lines_path(path) => {
             let options = if args.lenient {
                 ReadOptions::lenient()
             } else {
@@ -798,8 +833,37 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
     }
 }
 
+/// The 1-based line of the first header entry `key` of a workload file
+/// (read again, for an error message; line 1 for JSON lines, whose header
+/// is one object), or `None` when it cannot be found.
+fn header_line(path: &Path, key: &str) -> Option<u64> {
+    if is_json_lines_path(path) {
+        return Some(1);
+    }
+    let input = workload_format::open_input(path).ok()?;
+    for (index, line) in BufRead::split(input, b'\n').enumerate() {
+        let line = line.ok()?;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_start_matches('\u{feff}').trim();
+        if text.is_empty() {
+            continue;
+        }
+        // The header ends at the first line that is not a comment.
+        let comment = text.strip_prefix(';')?;
+        if comment
+            .split_once(':')
+            .is_some_and(|(written, _)| written.trim().eq_ignore_ascii_case(key))
+        {
+            return Some(index as u64 + 1);
+        }
+    }
+    None
+}
+
 /// Whether `path` names a Batsim JSON workload (`.json`, optionally
-/// followed by `.gz`); anything else is read as SWF/CWF.
+/// followed by `.gz`); `.jsonl` is JSON lines
+/// ([`workload_format::is_json_lines_path`]), anything else is read as
+/// SWF/CWF.
 pub fn is_batsim_json(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
@@ -826,6 +890,8 @@ pub fn read_workload(
             let sha256 = sha256_file(path)?;
             let workload = if is_batsim_json(path) {
                 read_batsim_path(path, args.lenient)?.0
+            } else if is_json_lines_path(path) {
+                read_json_lines_path(path)?
             } else {
                 read_path(path, &options)?
             };
@@ -936,6 +1002,26 @@ fn prepare(
                 found: machine_size_keys(&header),
             })?,
     };
+    // A machine size from the header is the file's fault: name its line.
+    // (With --scale-to the trace's machine is only the source of the
+    // scaling, checked there.)
+    if args.procs.is_none()
+        && args.scale_to.is_none()
+        && procs > u64::from(schedsim_sim_core::MAX_PROCS)
+    {
+        let path = args.workload.clone().unwrap_or_default();
+        let key = if header.max_procs().is_some_and(|p| p > 0) {
+            "MaxProcs"
+        } else {
+            "MaxNodes"
+        };
+        return Err(SimulateError::HeaderMachineTooLarge {
+            line: header_line(&path, key),
+            path,
+            key,
+            value: procs,
+        });
+    }
     let changes = args.scale_to.is_some() || args.load.is_some() || args.load_factor.is_some();
     let (mut workload, kept) = match records {
         Records::Packed(packed) if !changes => (

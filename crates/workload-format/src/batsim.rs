@@ -271,7 +271,7 @@ pub fn read_batsim_json(
     source_name: &str,
     lenient: bool,
 ) -> Result<(Workload, BatsimSummary), BatsimError> {
-    let root: Value = serde_json::from_str(text).map_err(|source| BatsimError::Json {
+    let root = crate::strict_json::from_str(text).map_err(|source| BatsimError::Json {
         source_name: source_name.to_owned(),
         line: source.line(),
         column: source.column(),

@@ -118,6 +118,8 @@
 mod batsim;
 mod error;
 mod header;
+#[cfg(feature = "jsonl")]
+mod jsonl;
 mod packed;
 mod parse;
 mod pipe;
@@ -125,6 +127,8 @@ mod read;
 mod record;
 #[cfg(feature = "sacct")]
 mod sacct;
+#[cfg(any(feature = "batsim", feature = "jsonl"))]
+mod strict_json;
 mod summary;
 mod workload;
 mod write;
@@ -143,6 +147,10 @@ pub use batsim::{
 };
 pub use error::{FIELD_NAMES, HeaderError, LineError, ReadError, Reason, WriteError, field_name};
 pub use header::{Header, known_keys};
+#[cfg(feature = "jsonl")]
+pub use jsonl::{
+    JsonLinesError, is_json_lines_path, read_json_lines, read_json_lines_path, write_json_lines,
+};
 pub use packed::{PackedIter, PackedRecords};
 pub use parse::parse_record;
 pub use read::{
