@@ -226,7 +226,7 @@ pub enum ConvertError {
     #[error(transparent)]
     Sacct(#[from] SacctError),
     /// sacct output is an input format only.
-    #[error("{} : sacct output can be read, not written; write .swf, .cwf, .jsonl or .json", path.display())]
+    #[error("{}: sacct output can be read, not written; write .swf, .cwf, .jsonl or .json", path.display())]
     SacctOutput {
         /// The output file.
         path: PathBuf,

@@ -541,6 +541,23 @@ fn validate_refuses_the_header_zones_simulate_refuses_unless_overridden() {
 }
 
 #[test]
+fn sacct_output_is_refused_without_a_stray_space() {
+    // "x.sacct : sacct output ..." had a space before the colon.
+    let workload = corpus_dir().join("duplicate-job-numbers.swf");
+    let out = temp_dir("sacct-out").join("x.sacct");
+    let output = run(&["convert", workload.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).starts_with(&format!(
+            "error: {}: sacct output can be read, not written",
+            out.display()
+        )),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
 fn every_command_warns_of_conflicting_header_keys() {
     // `; MaxProcs: 8` then `; MaxProcs: 16`: every command that reads the
     // header says so, with the same words (the Note lines may repeat).
