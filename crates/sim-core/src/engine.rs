@@ -1215,6 +1215,7 @@ impl<'a> Simulation<'a> {
             return Err(SimError::NotWaiting {
                 policy: self.policy.clone(),
                 job: id,
+                number: self.jobs.jobs().get(id.index()).map(|job| job.number),
                 time: t,
             });
         }
@@ -1224,6 +1225,7 @@ impl<'a> Simulation<'a> {
             return Err(SimError::OverAllocation {
                 policy: self.policy.clone(),
                 job: id,
+                number: job.number,
                 size: job.size,
                 free,
                 time: t,
@@ -1234,6 +1236,7 @@ impl<'a> Simulation<'a> {
             return Err(SimError::DedicatedTooEarly {
                 policy: self.policy.clone(),
                 job: id,
+                number: job.number,
                 requested,
                 time: t,
             });
@@ -1304,6 +1307,7 @@ impl<'a> Simulation<'a> {
             return Err(SimError::NotWaiting {
                 policy: self.policy.clone(),
                 job: id,
+                number: self.jobs.jobs().get(id.index()).map(|job| job.number),
                 time: self.now,
             });
         }

@@ -86,24 +86,28 @@ pub enum JobModelError {
 pub enum SimError {
     /// The policy started a job that is not waiting (unknown, already
     /// running or finished, or started twice in one step).
-    #[error("policy {policy} started job {job:?} at time {time}, but that job is not waiting")]
+    #[error("policy {policy} started job {} ({job:?}) at time {time}, but that job is not waiting", number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
     NotWaiting {
         /// The policy's name.
         policy: String,
         /// The job.
         job: JobId,
+        /// Its number in the workload, if the id is valid.
+        number: Option<u64>,
         /// Simulated time of the decision.
         time: Time,
     },
     /// The policy started jobs that need more processors than are free.
     #[error(
-        "policy {policy} started job {job:?} needing {size} processors at time {time}, but only {free} are free"
+        "policy {policy} started job {number} ({job:?}) needing {size} processors at time {time}, but only {free} are free"
     )]
     OverAllocation {
         /// The policy's name.
         policy: String,
         /// The job that did not fit.
         job: JobId,
+        /// Its number in the workload.
+        number: u64,
         /// Its size.
         size: u32,
         /// Free processors at that point.
@@ -113,13 +117,15 @@ pub enum SimError {
     },
     /// The policy started a dedicated job before its requested start time.
     #[error(
-        "policy {policy} started dedicated job {job:?} at time {time}, before its requested start {requested}"
+        "policy {policy} started dedicated job {number} ({job:?}) at time {time}, before its requested start {requested}"
     )]
     DedicatedTooEarly {
         /// The policy's name.
         policy: String,
         /// The job.
         job: JobId,
+        /// Its number in the workload.
+        number: u64,
         /// Its requested start.
         requested: Time,
         /// Simulated time of the decision.

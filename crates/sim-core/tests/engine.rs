@@ -189,7 +189,7 @@ fn invalid_decisions_are_errors() {
     let err = simulate(&jobs, &mut Scripted(vec![(0, vec![0, 1], vec![])])).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "policy scripted started job JobId(1) needing 2 processors at time 0, but only 1 are free"
+        "policy scripted started job 2 (JobId(1)) needing 2 processors at time 0, but only 1 are free"
     );
     // Starting the same job twice.
     let err = simulate(&jobs, &mut Scripted(vec![(0, vec![0, 0], vec![])])).unwrap_err();
@@ -200,6 +200,10 @@ fn invalid_decisions_are_errors() {
     // An unknown job id.
     let err = simulate(&jobs, &mut Scripted(vec![(0, vec![9], vec![])])).unwrap_err();
     assert!(matches!(err, SimError::NotWaiting { job: JobId(9), .. }));
+    assert_eq!(
+        err.to_string(),
+        "policy scripted started job ? (JobId(9)) at time 0, but that job is not waiting"
+    );
     // A wake-up in the past.
     let err = simulate(&jobs, &mut Scripted(vec![(0, vec![], vec![-1])])).unwrap_err();
     assert!(matches!(err, SimError::WakeInPast { wake: -1, .. }));
@@ -484,7 +488,7 @@ fn dedicated_jobs_start_at_their_requested_time() {
     let err = simulate(&jobs, &mut Eager).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "policy eager started dedicated job JobId(0) at time 0, before its requested start 50"
+        "policy eager started dedicated job 1 (JobId(0)) at time 0, before its requested start 50"
     );
 }
 
