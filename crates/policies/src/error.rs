@@ -21,6 +21,14 @@ pub enum SpecError {
         /// The offending option text.
         option: String,
     },
+    /// An option is empty: `easy:`, `easy:order=sjf,`, `easy:,`.
+    #[error(
+        "policy spec `{spec}` has an empty option (nothing between `:` or `,` and the next `,` or the end)"
+    )]
+    EmptyOption {
+        /// The whole spec.
+        spec: String,
+    },
     /// An option is given twice.
     #[error("policy spec `{spec}` repeats option `{option}`")]
     DuplicateOption {
@@ -58,6 +66,18 @@ pub enum SpecError {
         value: String,
         /// What would be accepted.
         expected: String,
+    },
+    /// An option's value is a number, but outside what the option allows.
+    #[error("policy `{policy}`: option `{option}` = `{value}` is out of range ({range})")]
+    OutOfRange {
+        /// The policy.
+        policy: String,
+        /// The option.
+        option: String,
+        /// The value given.
+        value: String,
+        /// The allowed range, e.g. `0 to 4294967295, or all`.
+        range: String,
     },
     /// A slurm.conf or shares file (`conf=FILE`, `shares=FILE`) that
     /// cannot be read or has a bad line.

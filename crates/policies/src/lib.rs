@@ -125,6 +125,7 @@ mod greedy;
 mod greedy_policy;
 mod kinetic;
 mod los;
+mod number;
 mod order;
 mod pack;
 mod profile;

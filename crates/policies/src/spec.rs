@@ -7,6 +7,7 @@ use crate::backfill::{Backfill, Depth};
 use crate::error::SpecError;
 use crate::greedy_policy::Greedy;
 use crate::los::{HeadRule, Los, LosConfig, LosMerit, LosVariant, TracebackOrder, Window};
+use crate::number::{self, Refused};
 use crate::order::QueueOrder;
 use crate::slurm::{
     BackfillConf, MultifactorConfig, PriorityConf, SharesFile, SlurmBackfill, SlurmConf,
@@ -33,7 +34,19 @@ impl FromStr for PolicySpec {
             return Err(SpecError::Empty);
         }
         let mut options: Vec<(String, String)> = Vec::new();
-        for option in rest.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        // `easy:` and `easy:order=sjf,` are refused as a repeat is: an
+        // empty option is a slip (a value lost in a script), not nothing.
+        let given = if text.contains(':') {
+            rest.split(',').map(str::trim).collect()
+        } else {
+            Vec::new()
+        };
+        for option in given {
+            if option.is_empty() {
+                return Err(SpecError::EmptyOption {
+                    spec: text.to_owned(),
+                });
+            }
             let Some((key, value)) = option.split_once('=') else {
                 return Err(SpecError::MalformedOption {
                     spec: text.to_owned(),
@@ -406,11 +419,13 @@ pub fn build_policy(spec: &PolicySpec) -> Result<Box<dyn Policy + Send>, SpecErr
                 });
             }
             Some("all") => Depth::All,
-            Some(value) => Depth::Jobs(
-                value
-                    .parse()
-                    .map_err(|_| options.bad_value("depth", value, "a number or all"))?,
-            ),
+            Some(value) => Depth::Jobs(options.parse_whole(
+                "depth",
+                value,
+                (0, u32::MAX.into()),
+                "a number or all",
+                ", or all",
+            )?),
         },
     };
     if order == QueueOrder::Multifactor {
@@ -455,11 +470,13 @@ fn slurm_config(options: &Options<'_>) -> Result<(MultifactorConfig, BackfillCon
     }
     let mut config = MultifactorConfig::new(priority, shares);
     if let Some(value) = options.get("cpus-per-node") {
-        let cpus = value
-            .parse::<u32>()
-            .ok()
-            .filter(|&c| c > 0)
-            .ok_or_else(|| options.bad_value("cpus-per-node", value, "a positive number"))?;
+        let cpus = options.parse_whole(
+            "cpus-per-node",
+            value,
+            (1, u32::MAX.into()),
+            "a positive number",
+            "",
+        )?;
         config = config.with_cpus_per_node(cpus);
     }
     let mut backfill = conf.backfill.clone();
@@ -517,11 +534,12 @@ pub(crate) fn apply_los_options(
             options.bad_value("traceback", value, "bypassed-first or selected-first")
         })?;
     }
-    if let Some(value) = options.get("lookahead") {
-        *lookahead =
-            value.parse().ok().filter(|&c| c > 0).ok_or_else(|| {
-                options.bad_value("lookahead", value, "a positive number of jobs")
-            })?;
+    if let Some(count) = options.whole(
+        "lookahead",
+        (1, u32::MAX.into()),
+        "a positive number of jobs",
+    )? {
+        *lookahead = count;
     }
     Ok(())
 }
@@ -557,6 +575,67 @@ impl<'a> Options<'a> {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// A whole-number option in `min..=max`, if given: a number outside
+    /// gets the range, other text `expected`.
+    pub(crate) fn whole<T: TryFrom<i128>>(
+        &self,
+        key: &str,
+        range: (i128, i128),
+        expected: &str,
+    ) -> Result<Option<T>, SpecError> {
+        self.get(key)
+            .map(|value| self.parse_whole(key, value, range, expected, ""))
+            .transpose()
+    }
+
+    /// `value` of option `key` as a whole number in `min..=max`; `also`
+    /// completes the range of an option that takes words too (`, or all`).
+    pub(crate) fn parse_whole<T: TryFrom<i128>>(
+        &self,
+        key: &str,
+        value: &str,
+        (min, max): (i128, i128),
+        expected: &str,
+        also: &str,
+    ) -> Result<T, SpecError> {
+        number::whole(value, min, max).map_err(|refused| match refused {
+            Refused::NotANumber => self.bad_value(key, value, expected),
+            Refused::OutOfRange => self.out_of_range(
+                key,
+                value,
+                &format!("{}{also}", number::whole_range(min, max)),
+            ),
+        })
+    }
+
+    /// A real-number option in `min..=max` (`f64::MAX`: no upper bound but
+    /// finite), if given.
+    pub(crate) fn real(
+        &self,
+        key: &str,
+        (min, max): (f64, f64),
+        expected: &str,
+    ) -> Result<Option<f64>, SpecError> {
+        let Some(value) = self.get(key) else {
+            return Ok(None);
+        };
+        number::real(value, min, max)
+            .map(Some)
+            .map_err(|refused| match refused {
+                Refused::NotANumber => self.bad_value(key, value, expected),
+                Refused::OutOfRange => self.out_of_range(key, value, &number::real_range(min, max)),
+            })
+    }
+
+    pub(crate) fn out_of_range(&self, option: &str, value: &str, range: &str) -> SpecError {
+        SpecError::OutOfRange {
+            policy: self.spec.name.clone(),
+            option: option.to_owned(),
+            value: value.to_owned(),
+            range: range.to_owned(),
+        }
     }
 
     pub(crate) fn bad_value(&self, option: &str, value: &str, expected: &str) -> SpecError {
@@ -639,7 +718,11 @@ mod tests {
         assert_eq!(build(":x=1").unwrap_err(), "empty policy name");
         assert_eq!(
             build("los:lookahead=0").unwrap_err(),
-            "policy `los`: option `lookahead` = `0` is not valid (expected a positive number of jobs)"
+            "policy `los`: option `lookahead` = `0` is out of range (1 to 4294967295)"
+        );
+        assert_eq!(
+            build("los:lookahead=many").unwrap_err(),
+            "policy `los`: option `lookahead` = `many` is not valid (expected a positive number of jobs)"
         );
         assert_eq!(
             build("los:merit=min").unwrap_err(),
@@ -650,8 +733,113 @@ mod tests {
         // workload times do.
         assert_eq!(
             build("scojo-pect:cycle=9223372036854775807").unwrap_err(),
-            "policy `scojo-pect`: option `cycle` = `9223372036854775807` is not valid (expected 3 <= cycle <= 2^53 (seconds))"
+            "policy `scojo-pect`: option `cycle` = `9223372036854775807` is out of range (3 to 9007199254740992 (2^53))"
         );
         assert!(build("scojo-pect:cycle=9007199254740992").is_ok());
+    }
+
+    /// Every numeric option: a number out of range gets the value, the
+    /// option and the range; text that is no number what is expected.
+    #[test]
+    fn numbers_out_of_range_get_the_range() {
+        let cases = [
+            // Depth is a u32: 2^32 = 4294967296 is one past it.
+            (
+                "backfill:depth=4294967296",
+                "policy `backfill`: option `depth` = `4294967296` is out of range (0 to 4294967295, or all)",
+            ),
+            (
+                "backfill:depth=-1",
+                "policy `backfill`: option `depth` = `-1` is out of range (0 to 4294967295, or all)",
+            ),
+            (
+                "backfill:depth=deep",
+                "policy `backfill`: option `depth` = `deep` is not valid (expected a number or all)",
+            ),
+            (
+                "easy:order=multifactor,cpus-per-node=0",
+                "policy `easy`: option `cpus-per-node` = `0` is out of range (1 to 4294967295)",
+            ),
+            (
+                "los-basic:lookahead=99999999999999999999999999999999999999999",
+                "policy `los-basic`: option `lookahead` = `99999999999999999999999999999999999999999` is out of range (1 to 4294967295)",
+            ),
+            (
+                "qops:k=-5",
+                "policy `qops`: option `k` = `-5` is out of range (0 to 4294967295)",
+            ),
+            (
+                "mrt:backtracks=1e3",
+                "policy `mrt`: option `backtracks` = `1e3` is not valid (expected a whole number (0 or more))",
+            ),
+            (
+                "scojo-pect:short-below=0",
+                "policy `scojo-pect`: option `short-below` = `0` is out of range (1 to 9007199254740992 (2^53))",
+            ),
+            (
+                "scojo-pect:long-share=1.5",
+                "policy `scojo-pect`: option `long-share` = `1.5` is out of range (0 to 1)",
+            ),
+            (
+                "scojo-pect:long-share=most",
+                "policy `scojo-pect`: option `long-share` = `most` is not valid (expected a number from 0 to 1)",
+            ),
+            (
+                "scojo-pect-opt:alpha=1e999",
+                "policy `scojo-pect-opt`: option `alpha` = `1e999` is out of range (0 or more (finite))",
+            ),
+            (
+                "scojo-pect-opt:budget=0",
+                "policy `scojo-pect-opt`: option `budget` = `0` is out of range (1 to 18446744073709551615)",
+            ),
+            (
+                "scojo-pect-opt:max-wide=9",
+                "policy `scojo-pect-opt`: option `max-wide` = `9` is out of range (1 to 8)",
+            ),
+            // Negative seconds were accepted before.
+            (
+                "scojo-pect-opt:long-mean-runtime=-5",
+                "policy `scojo-pect-opt`: option `long-mean-runtime` = `-5` is out of range (0 to 9007199254740992 (2^53))",
+            ),
+            (
+                "scojo-pect-opt:split=1",
+                "policy `scojo-pect-opt`: option `split` = `1` is out of range (2 to 4294967295)",
+            ),
+        ];
+        for (spec, message) in cases {
+            assert_eq!(build(spec).unwrap_err(), message, "{spec}");
+        }
+        // The bounds themselves are accepted.
+        for spec in [
+            "backfill:depth=4294967295",
+            "backfill:depth=0",
+            "scojo-pect-opt:max-wide=8,budget=18446744073709551615",
+            "scojo-pect:long-share=1,medium-share=0",
+            "qops:k=4294967295",
+        ] {
+            assert!(build(spec).is_ok(), "{spec}: {:?}", build(spec));
+        }
+    }
+
+    /// An empty option is refused as a repeated one is.
+    #[test]
+    fn empty_options_are_refused() {
+        for spec in [
+            "easy:",
+            "easy:,",
+            "easy:order=sjf,",
+            "easy:,order=sjf",
+            "easy: , ",
+        ] {
+            assert_eq!(
+                build(spec).unwrap_err(),
+                format!(
+                    "policy spec `{}` has an empty option (nothing between `:` or `,` and the next `,` or the end)",
+                    spec.trim()
+                ),
+                "{spec}"
+            );
+        }
+        assert_eq!(build("easy").unwrap(), "easy");
     }
 }

@@ -86,10 +86,12 @@ fn delayed_config(options: &Options<'_>, elastic: bool) -> Result<DelayedLosConf
         elastic,
         ..DelayedLosConfig::default()
     };
-    if let Some(value) = options.get("cs") {
-        config.skip_threshold = value
-            .parse()
-            .map_err(|_| options.bad_value("cs", value, "a whole number of cycles, 0 or more"))?;
+    if let Some(cycles) = options.whole(
+        "cs",
+        (0, u32::MAX.into()),
+        "a whole number of cycles, 0 or more",
+    )? {
+        config.skip_threshold = cycles;
     }
     apply_los_options(
         options,
@@ -156,9 +158,23 @@ mod tests {
             "los-de:merit=max-slowdown"
         );
         assert_eq!(build("los-e:lookahead=20").unwrap().0, "los-e:lookahead=20");
+        // A number out of range gets the range (cs is a u32: 0 to 2^32 - 1
+        // = 4294967295), other text what is expected.
         assert_eq!(
             build("delayed-los:cs=-1").unwrap_err(),
-            "policy `delayed-los`: option `cs` = `-1` is not valid (expected a whole number of cycles, 0 or more)"
+            "policy `delayed-los`: option `cs` = `-1` is out of range (0 to 4294967295)"
+        );
+        assert_eq!(
+            build("delayed-los:cs=99999999999999").unwrap_err(),
+            "policy `delayed-los`: option `cs` = `99999999999999` is out of range (0 to 4294967295)"
+        );
+        assert_eq!(
+            build("delayed-los:cs=4294967295").unwrap().0,
+            "delayed-los:cs=4294967295"
+        );
+        assert_eq!(
+            build("delayed-los:cs=seven").unwrap_err(),
+            "policy `delayed-los`: option `cs` = `seven` is not valid (expected a whole number of cycles, 0 or more)"
         );
         assert_eq!(
             build("easy-d:order=sjf").unwrap_err(),
@@ -183,7 +199,7 @@ mod tests {
         );
         assert_eq!(
             build("hybrid-los:lookahead=0").unwrap_err(),
-            "policy `hybrid-los`: option `lookahead` = `0` is not valid (expected a positive number of jobs)"
+            "policy `hybrid-los`: option `lookahead` = `0` is out of range (1 to 4294967295)"
         );
     }
 }

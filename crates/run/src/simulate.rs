@@ -2934,7 +2934,7 @@ mod slurm_tests {
         assert_eq!(
             source.to_string(),
             format!(
-                "{}:1: PriorityWeightAge=-1: expected a non-negative integer",
+                "{}:1: PriorityWeightAge=-1: out of range: 0 to 4294967295",
                 conf.display()
             )
         );

@@ -79,10 +79,8 @@ fn choice<T: Copy>(
 }
 
 fn count(options: &Options<'_>, key: &str, target: &mut u32) -> Result<(), SpecError> {
-    if let Some(value) = options.get(key) {
-        *target = value
-            .parse()
-            .map_err(|_| options.bad_value(key, value, "a whole number (0 or more)"))?;
+    if let Some(value) = options.whole(key, (0, u32::MAX.into()), "a whole number (0 or more)")? {
+        *target = value;
     }
     Ok(())
 }

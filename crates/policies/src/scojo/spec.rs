@@ -10,6 +10,7 @@ use super::config::{
 use super::policy::ScojoPect;
 use crate::error::SpecError;
 use crate::spec::{Options, PolicySpec};
+use schedsim_sim_core::MAX_TIME;
 
 macro_rules! base_options {
     () => {
@@ -218,27 +219,34 @@ pub(crate) fn build(spec: &PolicySpec, options: &Options<'_>) -> Result<Option<B
     Ok(Some(Box::new(ScojoPect::new(config, spec.to_string()))))
 }
 
-fn number<T: std::str::FromStr>(
+/// A whole-number option in `range`.
+fn number<T: TryFrom<i128>>(
     options: &Options<'_>,
     key: &str,
     target: &mut T,
+    range: (i128, i128),
     expected: &str,
 ) -> Result<(), SpecError> {
-    if let Some(value) = options.get(key) {
-        *target = value
-            .parse()
-            .map_err(|_| options.bad_value(key, value, expected))?;
+    if let Some(value) = options.whole(key, range, expected)? {
+        *target = value;
     }
     Ok(())
 }
 
-fn fraction(options: &Options<'_>, key: &str, target: &mut f64) -> Result<(), SpecError> {
-    if let Some(value) = options.get(key) {
-        *target = value
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| options.bad_value(key, value, "a number, 0 or more"))?;
+/// A real-number option in `range` (`f64::MAX`: no upper bound).
+fn fraction(
+    options: &Options<'_>,
+    key: &str,
+    target: &mut f64,
+    range: (f64, f64),
+) -> Result<(), SpecError> {
+    let expected = if range.1 == f64::MAX {
+        "a number, 0 or more"
+    } else {
+        "a number from 0 to 1"
+    };
+    if let Some(value) = options.real(key, range, expected)? {
+        *target = value;
     }
     Ok(())
 }
@@ -274,16 +282,49 @@ fn choice<T: Copy>(
 }
 
 const SECONDS: &str = "a whole number of seconds";
+const JOBS: &str = "a number of jobs";
+
+/// Seconds are added to simulated times: they stop at 2^53, as workload
+/// times do.
+const fn seconds(min: i128) -> (i128, i128) {
+    (min, MAX_TIME as i128)
+}
+/// Counts of jobs: at most 2^32 - 1, more than any workload holds.
+const fn jobs(min: i128) -> (i128, i128) {
+    (min, u32::MAX as i128)
+}
+/// Reals from 0, finite.
+const NON_NEGATIVE: (f64, f64) = (0.0, f64::MAX);
+/// Shares and fractions.
+const UNIT: (f64, f64) = (0.0, 1.0);
 
 /// Reads the options over the thesis's defaults and checks the result.
 pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfig, SpecError> {
     let mut config = ScojoConfig::default();
-    number(options, "short-below", &mut config.short_below, SECONDS)?;
-    number(options, "medium-below", &mut config.medium_below, SECONDS)?;
-    number(options, "cycle", &mut config.cycle, SECONDS)?;
-    number(options, "min-slice", &mut config.min_slice, SECONDS)?;
-    fraction(options, "long-share", &mut config.long_share)?;
-    fraction(options, "medium-share", &mut config.medium_share)?;
+    number(
+        options,
+        "short-below",
+        &mut config.short_below,
+        seconds(1),
+        SECONDS,
+    )?;
+    number(
+        options,
+        "medium-below",
+        &mut config.medium_below,
+        seconds(2),
+        SECONDS,
+    )?;
+    number(options, "cycle", &mut config.cycle, seconds(3), SECONDS)?;
+    number(
+        options,
+        "min-slice",
+        &mut config.min_slice,
+        seconds(0),
+        SECONDS,
+    )?;
+    fraction(options, "long-share", &mut config.long_share, UNIT)?;
+    fraction(options, "medium-share", &mut config.medium_share, UNIT)?;
     choice(
         options,
         "slice-end",
@@ -305,24 +346,26 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
             ],
         )?;
         let s = &mut o.search;
-        number(options, "min-wide", &mut s.min_wide, "a number of jobs")?;
-        number(options, "max-wide", &mut s.max_wide, "a number of jobs")?;
+        number(options, "min-wide", &mut s.min_wide, jobs(1), JOBS)?;
+        number(options, "max-wide", &mut s.max_wide, (1, 8), JOBS)?;
         switch(options, "level1", &mut s.level1)?;
         switch(options, "level2", &mut s.level2)?;
-        number(options, "budget", &mut s.budget, "a number of schedules")?;
-        if s.budget == 0 {
-            return Err(options.bad_value("budget", "0", "at least 1 schedule"));
-        }
+        let many = (1, u64::MAX.into());
+        number(
+            options,
+            "budget",
+            &mut s.budget,
+            many,
+            "a number of schedules",
+        )?;
         number(
             options,
             "nodes",
             &mut s.nodes_per_schedule,
+            many,
             "a number of nodes",
         )?;
-        if s.nodes_per_schedule == 0 {
-            return Err(options.bad_value("nodes", "0", "at least 1 node"));
-        }
-        number(options, "split", &mut s.split, "a number of jobs")?;
+        number(options, "split", &mut s.split, jobs(2), JOBS)?;
         choice(
             options,
             "search",
@@ -334,14 +377,14 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
             ],
         )?;
         switch(options, "bnb", &mut s.branch_and_bound)?;
-        number(options, "bound", &mut s.bound, SECONDS)?;
+        number(options, "bound", &mut s.bound, seconds(1), SECONDS)?;
         choice(
             options,
             "bsld",
             &mut s.rounding,
             &[("ceil", Rounding::Ceil), ("real", Rounding::Real)],
         )?;
-        fraction(options, "shift", &mut s.shift)?;
+        fraction(options, "shift", &mut s.shift, NON_NEGATIVE)?;
         choice(
             options,
             "select",
@@ -352,11 +395,11 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
                 ("min-bsld", Selection::MinBsld),
             ],
         )?;
-        fraction(options, "alpha", &mut s.alpha)?;
-        fraction(options, "beta", &mut s.beta)?;
-        fraction(options, "gamma", &mut s.gamma)?;
-        fraction(options, "delta", &mut o.delta)?;
-        fraction(options, "min-util", &mut o.min_util)?;
+        fraction(options, "alpha", &mut s.alpha, NON_NEGATIVE)?;
+        fraction(options, "beta", &mut s.beta, NON_NEGATIVE)?;
+        fraction(options, "gamma", &mut s.gamma, NON_NEGATIVE)?;
+        fraction(options, "delta", &mut o.delta, UNIT)?;
+        fraction(options, "min-util", &mut o.min_util, UNIT)?;
         choice(
             options,
             "tail",
@@ -399,27 +442,41 @@ fn group_options(
         options,
         &key("min-jobs"),
         &mut params.min_jobs,
-        "a number of jobs",
+        jobs(1),
+        JOBS,
     )?;
     number(
         options,
         &key("max-jobs"),
         &mut params.max_jobs,
-        "a number of jobs",
+        jobs(1),
+        JOBS,
     )?;
-    fraction(options, &key("size-factor"), &mut params.size_factor)?;
-    fraction(options, &key("lambda"), &mut params.lambda)?;
+    fraction(
+        options,
+        &key("size-factor"),
+        &mut params.size_factor,
+        NON_NEGATIVE,
+    )?;
+    fraction(options, &key("lambda"), &mut params.lambda, NON_NEGATIVE)?;
     number(
         options,
         &key("mean-runtime"),
         &mut params.mean_runtime,
+        seconds(0),
         SECONDS,
     )?;
-    fraction(options, &key("wide-size"), &mut params.wide_size)?;
+    fraction(
+        options,
+        &key("wide-size"),
+        &mut params.wide_size,
+        NON_NEGATIVE,
+    )?;
     number(
         options,
         &key("wide-runtime"),
         &mut params.wide_runtime,
+        seconds(0),
         SECONDS,
     )?;
     Ok(())

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use schedsim_sim_core::Time;
+use schedsim_sim_core::{MAX_TIME, Time};
+
+use crate::number::Refused;
 
 /// Why a slurm.conf (or a shares file) could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -266,12 +268,20 @@ impl SlurmConf {
                 reason: reason.to_owned(),
             };
             let weight = || {
-                value
-                    .parse::<u32>()
-                    .map_err(|_| bad("expected a non-negative integer"))
+                crate::number::whole::<u32>(value, 0, u32::MAX.into()).map_err(|refused| {
+                    bad(match refused {
+                        Refused::NotANumber => "expected a non-negative integer",
+                        Refused::OutOfRange => "out of range: 0 to 4294967295",
+                    })
+                })
             };
             let duration = || {
-                parse_time_string(value).ok_or_else(|| bad("expected a time string: minutes, hh:mm:ss, days-hh, days-hh:mm or days-hh:mm:ss"))
+                let time = parse_time_string(value).ok_or_else(|| bad("expected a time string: minutes, hh:mm:ss, days-hh, days-hh:mm or days-hh:mm:ss"))?;
+                // Simulated times stop at 2^53 s; so do these, added to them.
+                if time > MAX_TIME {
+                    return Err(bad("out of range: 0 to 9007199254740992 (2^53) seconds"));
+                }
+                Ok(time)
             };
             let lower = key.to_ascii_lowercase();
             let priority = &mut conf.priority;
@@ -409,6 +419,16 @@ impl SlurmConf {
 /// not accepted here (no key read by the simulation allows them).
 pub(crate) fn parse_time_string(value: &str) -> Option<Time> {
     let number = |s: &str| s.trim().parse::<i64>().ok().filter(|n| *n >= 0);
+    // Saturating, so that a time beyond i64 (`99999999999999999:00:00`)
+    // stays beyond every limit rather than overflowing: the parts are not
+    // negative, so the saturated sum exceeds a limit iff the true one does.
+    let hms = |h: i64, m: i64, s: i64| {
+        Some(
+            h.saturating_mul(3600)
+                .saturating_add(m.saturating_mul(60))
+                .saturating_add(s),
+        )
+    };
     let (days, rest) = match value.split_once('-') {
         Some((days, rest)) => (number(days)?, Some(rest)),
         None => (0, None),
@@ -417,23 +437,23 @@ pub(crate) fn parse_time_string(value: &str) -> Option<Time> {
         Some(rest) => {
             let parts: Vec<&str> = rest.split(':').collect();
             match parts.as_slice() {
-                [h] => number(h)? * 3600,
-                [h, m] => number(h)? * 3600 + number(m)? * 60,
-                [h, m, s] => number(h)? * 3600 + number(m)? * 60 + number(s)?,
+                [h] => hms(number(h)?, 0, 0)?,
+                [h, m] => hms(number(h)?, number(m)?, 0)?,
+                [h, m, s] => hms(number(h)?, number(m)?, number(s)?)?,
                 _ => return None,
             }
         }
         None => {
             let parts: Vec<&str> = value.split(':').collect();
             match parts.as_slice() {
-                [m] => number(m)? * 60,
-                [m, s] => number(m)? * 60 + number(s)?,
-                [h, m, s] => number(h)? * 3600 + number(m)? * 60 + number(s)?,
+                [m] => hms(0, number(m)?, 0)?,
+                [m, s] => hms(0, number(m)?, number(s)?)?,
+                [h, m, s] => hms(number(h)?, number(m)?, number(s)?)?,
                 _ => return None,
             }
         }
     };
-    days.checked_mul(86_400)?.checked_add(seconds)
+    Some(days.saturating_mul(86_400).saturating_add(seconds))
 }
 
 #[cfg(test)]
@@ -448,6 +468,13 @@ mod tests {
         assert_eq!(parse_time_string("01:00:30"), Some(3630));
         assert_eq!(parse_time_string("2:30"), Some(150));
         assert_eq!(parse_time_string("x"), None);
+        // i64::MAX / 3600 + 1 = 2562047788015216 hours overflow i64
+        // seconds: i64::MAX (beyond the 2^53 s limit), where `h * 3600`
+        // overflowed (a panic in debug).
+        assert_eq!(parse_time_string("2562047788015216:00:00"), Some(i64::MAX));
+        // i64::MAX / 60 + 1 minutes.
+        assert_eq!(parse_time_string("153722867280912931"), Some(i64::MAX));
+        assert_eq!(parse_time_string("1-2562047788015216"), Some(i64::MAX));
         assert_eq!(parse_time_string("-3"), None);
     }
 
@@ -458,6 +485,21 @@ mod tests {
             error.to_string(),
             "a.conf:2: PriorityWeightAge=lots: expected a non-negative integer"
         );
+        // A weight is a u32: 2^32 = 4294967296 is one past it.
+        let error = SlurmConf::parse("PriorityWeightAge=4294967296\n", "a.conf").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a.conf:1: PriorityWeightAge=4294967296: out of range: 0 to 4294967295"
+        );
+        // 2^53 s = 104249991374 days 7:36:32; one second more is refused.
+        let error =
+            SlurmConf::parse("PriorityMaxAge=104249991374-07:36:33\n", "a.conf").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a.conf:1: PriorityMaxAge=104249991374-07:36:33: out of range: 0 to 9007199254740992 (2^53) seconds"
+        );
+        let conf = SlurmConf::parse("PriorityMaxAge=104249991374-07:36:32\n", "a.conf").unwrap();
+        assert_eq!(conf.priority.max_age, 1 << 53);
         let error = SlurmConf::parse("SchedulerParameters=bf_window=0\n", "a.conf").unwrap_err();
         assert_eq!(
             error.to_string(),

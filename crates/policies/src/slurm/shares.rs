@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::conf::SlurmConfError;
+use crate::number::Refused;
 
 /// Fair-share shares of accounts and users, and the priorities of
 /// partitions and QOS, read from a small text file:
@@ -110,10 +111,18 @@ impl SharesFile {
             }
             let number = |key: &str, required: bool| -> Result<Option<u32>, SlurmConfError> {
                 match values.get(key) {
-                    Some(value) => value
-                        .parse::<u32>()
+                    Some(value) => crate::number::whole::<u32>(value, 0, u32::MAX.into())
                         .map(Some)
-                        .map_err(|_| bad(key, value, "expected a non-negative integer")),
+                        .map_err(|refused| {
+                            bad(
+                                key,
+                                value,
+                                match refused {
+                                    Refused::NotANumber => "expected a non-negative integer",
+                                    Refused::OutOfRange => "out of range: 0 to 4294967295",
+                                },
+                            )
+                        }),
                     None if required => Err(bad_line(format!("`{key}=` is missing"))),
                     None => Ok(None),
                 }
@@ -292,6 +301,12 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "s:1: shares=x: expected a non-negative integer"
+        );
+        // Shares are a u32: 2^32 = 4294967296 is one past it.
+        let error = SharesFile::parse("account a shares=4294967296\n", "s").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "s:1: shares=4294967296: out of range: 0 to 4294967295"
         );
         let error = SharesFile::parse("user 1 account=nope shares=1\n", "s").unwrap_err();
         assert_eq!(
