@@ -46,7 +46,9 @@
 //! A policy string expands every `{a,b,c}` group (cartesian product, the
 //! first group varying slowest); a `[[policy]]` table expands every array
 //! value the same way, options in key order. Policies are checked against
-//! the registry when the spec is read.
+//! the registry when the spec is read. The sweep's and the workloads'
+//! names, and the policies, must not be empty nor hold control characters
+//! (names become folders, and appear in messages and CSV rows).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -512,11 +514,19 @@ impl Spec {
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
         let name = match file.name {
-            Some(name) => name,
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "sweep".to_owned()),
+            Some(name) => {
+                check_name("the sweep's `name`", &name).map_err(invalid)?;
+                name
+            }
+            None => {
+                let name = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "sweep".to_owned());
+                check_name("the file name (the sweep's name without `name`)", &name)
+                    .map_err(invalid)?;
+                name
+            }
         };
         let output = match &file.output {
             Some(output) => Some(base.join(expand_env(output, env).map_err(invalid)?)),
@@ -541,6 +551,7 @@ impl Spec {
         }
         let mut policies = Vec::new();
         for text in &file.policies {
+            check_name("a policy", text).map_err(invalid)?;
             policies
                 .extend(expand_braces(text).map_err(|e| invalid(format!("policy `{text}`: {e}")))?);
         }
@@ -557,6 +568,8 @@ impl Spec {
         }
         let mut canonical = Vec::with_capacity(policies.len());
         for text in &policies {
+            // Those of [[policy]] tables, whose values were not checked.
+            check_name("a policy", text).map_err(invalid)?;
             let spec: PolicySpec = text
                 .parse()
                 .map_err(|e| invalid(format!("policy `{text}`: {e}")))?;
@@ -627,7 +640,12 @@ impl Spec {
             return Err(invalid("no [[workload]]".to_owned()));
         }
         let mut workloads = Vec::new();
-        for w in &file.workload {
+        for (index, w) in file.workload.iter().enumerate() {
+            check_name(
+                &format!("[[workload]] number {}: `name`", index + 1),
+                &w.name,
+            )
+            .map_err(invalid)?;
             let kind = match (&w.file, &w.lublin) {
                 (None, None) if w.cwf.is_some() && !w.lenient && w.procs.is_none() => {
                     let cwf = w.cwf.clone().unwrap_or_default();
@@ -756,6 +774,22 @@ impl Spec {
             workloads,
         })
     }
+}
+
+/// A name shown in messages and made a folder: not empty (nor blank) and
+/// free of control characters (a newline would split a message or a CSV
+/// row).
+fn check_name(what: &str, name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "{what} {name:?} has a control character (U+{:04X})",
+            u32::from(c)
+        ));
+    }
+    Ok(())
 }
 
 /// A name as one safe path segment: letters, digits, `.`, `_`, `-` and
@@ -1042,6 +1076,35 @@ lublin = { nodes = 64, jobs = 100 }
         assert_eq!(
             with("file = \"${TRACES}/kth.swf.gz\"", ""),
             "/exp/sweep.toml: workload `kth` needs exactly one of `file`, `lublin` and `cwf`"
+        );
+        // Empty names (the folder `_`) and control characters (a newline
+        // printed as is) are refused, naming the entry.
+        assert_eq!(
+            parse(&format!("name = \"\"\n{MINIMAL}")).unwrap_err(),
+            "/exp/sweep.toml: the sweep's `name` is empty"
+        );
+        assert_eq!(
+            parse(&format!("name = \"v\\nx\"\n{MINIMAL}")).unwrap_err(),
+            "/exp/sweep.toml: the sweep's `name` \"v\\nx\" has a control character (U+000A)"
+        );
+        assert_eq!(
+            with("name = \"kth\"", "name = \" \""),
+            "/exp/sweep.toml: [[workload]] number 1: `name` is empty"
+        );
+        assert_eq!(
+            with("name = \"kth\"", "name = \"k\\u0000\""),
+            "/exp/sweep.toml: [[workload]] number 1: `name` \"k\\0\" has a control character (U+0000)"
+        );
+        assert_eq!(
+            with("\"easy\",", "\"easy\", \"fcfs\\t\","),
+            "/exp/sweep.toml: a policy \"fcfs\\t\" has a control character (U+0009)"
+        );
+        assert_eq!(
+            parse(&format!(
+                "{MINIMAL}[[policy]]\nname = \"los\"\nmerit = \"none\\r\"\n"
+            ))
+            .unwrap_err(),
+            "/exp/sweep.toml: a policy \"los:merit=none\\r\" has a control character (U+000D)"
         );
         // Generated workloads are made in memory: refused before the
         // generator allocates for them.
