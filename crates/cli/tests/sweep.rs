@@ -204,6 +204,23 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     // 3 metrics each.
     let diffs = String::from_utf8_lossy(&expected["differentials.csv"]).into_owned();
     assert_eq!(diffs.lines().count(), 1 + 2 * 6 * 3);
+    // Batch means of unequal batches: jobs = batches x batch_size +
+    // larger_batches (the first larger_batches batches take one job more).
+    let header: Vec<&str> = diffs.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        header[header.len() - 4..],
+        ["jobs", "batches", "batch_size", "larger_batches"]
+    );
+    for line in diffs.lines().skip(1) {
+        let n: Vec<u64> = line
+            .rsplit(',')
+            .take(4)
+            .map(|field| field.parse().unwrap())
+            .collect();
+        let (larger, size, batches, jobs) = (n[0], n[1], n[2], n[3]);
+        assert_eq!(jobs, batches * size + larger, "{line}");
+        assert!(larger < batches.max(1), "{line}");
+    }
     for plot in [
         "plots/tiny/utilization.svg",
         "plots/tiny/diff_response.svg",

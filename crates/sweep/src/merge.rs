@@ -9,7 +9,10 @@
 //!   metric (response, wait, bounded_slowdown), the mean per-job difference
 //!   baseline - policy (positive: the policy is better, as in the LOS
 //!   thesis's EASY - LOS plots) with its confidence interval by batch
-//!   means ([`schedsim_metrics::compare`]);
+//!   means ([`schedsim_metrics::compare`]): `workload, load, load_method,
+//!   seed, policy, baseline, metric, mean, low, high, jobs, batches,
+//!   batch_size, larger_batches` (the first `larger_batches` batches hold
+//!   `batch_size + 1` jobs, the others `batch_size`);
 //! - `plots/WORKLOAD/`: `METRIC.svg` (metric vs load per policy),
 //!   `utilization.svg` (utilization vs offered load, thesis Fig. 4.1),
 //!   `diff_METRIC.svg` (mean differential vs load with CI error bars,
@@ -158,45 +161,7 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         None => None,
     };
     if let Some(rows) = &differentials {
-        let mut csv = csv::Writer::from_writer(Vec::new());
-        let io = |e: csv::Error| e.to_string();
-        csv.write_record([
-            "workload",
-            "load",
-            "load_method",
-            "seed",
-            "policy",
-            "baseline",
-            "metric",
-            "mean",
-            "low",
-            "high",
-            "jobs",
-            "batches",
-            "batch_size",
-        ])
-        .map_err(io)?;
-        for row in rows {
-            for (metric, d) in row.metrics() {
-                csv.write_record([
-                    row.workload.as_str(),
-                    &number(row.load),
-                    &row.load_method,
-                    &row.seed.map_or_else(String::new, |s| s.to_string()),
-                    &row.policy,
-                    &row.baseline,
-                    metric,
-                    &number(d.mean),
-                    &d.low.map_or_else(String::new, number),
-                    &d.high.map_or_else(String::new, number),
-                    &row.jobs.to_string(),
-                    &row.batches.to_string(),
-                    &row.batch_size.to_string(),
-                ])
-                .map_err(io)?;
-            }
-        }
-        let csv = csv.into_inner().map_err(|e| e.to_string())?;
+        let csv = differentials_csv(rows)?;
         write_atomic(out, "differentials.csv", &csv).map_err(|e| e.to_string())?;
         written.push("differentials.csv".to_owned());
     }
@@ -235,6 +200,51 @@ fn remove_stale_figures(dir: &Path, drawn: &BTreeSet<PathBuf>) -> Result<usize, 
     Ok(removed)
 }
 
+/// differentials.csv: one row per run of a policy x metric.
+fn differentials_csv(rows: &[DiffRow]) -> Result<Vec<u8>, String> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| e.to_string();
+    csv.write_record([
+        "workload",
+        "load",
+        "load_method",
+        "seed",
+        "policy",
+        "baseline",
+        "metric",
+        "mean",
+        "low",
+        "high",
+        "jobs",
+        "batches",
+        "batch_size",
+        "larger_batches",
+    ])
+    .map_err(io)?;
+    for row in rows {
+        for (metric, d) in row.metrics() {
+            csv.write_record([
+                row.workload.as_str(),
+                &number(row.load),
+                &row.load_method,
+                &row.seed.map_or_else(String::new, |s| s.to_string()),
+                &row.policy,
+                &row.baseline,
+                metric,
+                &number(d.mean),
+                &d.low.map_or_else(String::new, number),
+                &d.high.map_or_else(String::new, number),
+                &row.jobs.to_string(),
+                &row.batches.to_string(),
+                &row.batch_size.to_string(),
+                &row.larger_batches.to_string(),
+            ])
+            .map_err(io)?;
+        }
+    }
+    csv.into_inner().map_err(|e| e.to_string())
+}
+
 /// One policy's differentials against the baseline at one load and seed.
 #[derive(Debug, Clone)]
 struct DiffRow {
@@ -248,6 +258,8 @@ struct DiffRow {
     jobs: u64,
     batches: u32,
     batch_size: u64,
+    /// Batches of `batch_size + 1` jobs (the first `jobs mod batches`).
+    larger_batches: u32,
     response: Differential,
     wait: Differential,
     bounded_slowdown: Differential,
@@ -309,6 +321,7 @@ fn differentials(
                 jobs: c.jobs,
                 batches: c.batches,
                 batch_size: c.batch_size,
+                larger_batches: c.larger_batches,
                 response: c.response,
                 wait: c.wait,
                 bounded_slowdown: c.bounded_slowdown,
@@ -598,6 +611,45 @@ mod tests {
         assert!((high - 2.0 - 1.685_854).abs() < 1e-5, "{high}");
         assert!((2.0 - low - 1.685_854).abs() < 1e-5);
         assert_eq!(replications(&[4.0], 0.9), (4.0, None));
+    }
+
+    #[test]
+    fn differentials_give_both_batch_sizes() {
+        // 176 jobs in 30 batches: 176 = 5 * 30 + 26, so 26 batches of 6
+        // jobs and 4 of 5 (26 * 6 + 4 * 5 = 176).
+        let d = Differential {
+            mean: 1.5,
+            half_width: Some(0.5),
+            low: Some(1.0),
+            high: Some(2.0),
+        };
+        let row = DiffRow {
+            workload: "kth".to_owned(),
+            workload_index: 0,
+            load: 0.9,
+            load_method: "scale".to_owned(),
+            seed: None,
+            policy: "los".to_owned(),
+            baseline: "easy".to_owned(),
+            jobs: 176,
+            batches: 30,
+            batch_size: 5,
+            larger_batches: 26,
+            response: d,
+            wait: d,
+            bounded_slowdown: d,
+        };
+        let text = String::from_utf8(differentials_csv(&[row]).unwrap()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "workload,load,load_method,seed,policy,baseline,metric,mean,low,high,jobs,batches,batch_size,larger_batches"
+        );
+        assert_eq!(
+            lines[1],
+            "kth,0.9,scale,,los,easy,response,1.5,1,2,176,30,5,26"
+        );
+        assert_eq!(lines.len(), 4);
     }
 
     #[test]
