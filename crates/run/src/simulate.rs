@@ -2308,14 +2308,17 @@ fn report(
     let n = loaded.jobs.normalization();
     writeln!(
         out,
-        "machine: {} processors (granularity {}); {} jobs simulated, {} dropped, {} estimates from runtime, {} killed at estimate",
+        "machine: {} processors (granularity {}); {} jobs simulated, {}, {} estimates from runtime, {} killed at estimate",
         model.procs,
         model.granularity,
         n.jobs,
-        n.dropped_total(),
+        dropped_jobs(n),
         n.estimate_from_runtime,
         n.killed_at_estimate,
     )?;
+    if let Some(line) = deadline_matches(args, n) {
+        writeln!(out, "{line}")?;
+    }
     crate::simulate_split::report_commands(n, out)?;
     for line in workload_notes(loaded) {
         writeln!(out, "{line}")?;
@@ -2390,6 +2393,37 @@ fn report(
         writeln!(out, "results written to {}/POLICY/", dir.display())?;
     }
     Ok(())
+}
+
+/// The dropped jobs (--lenient) with their reasons, as summary.json has
+/// them: `4 dropped (3 no runtime, 1 no size)`, or `0 dropped`.
+fn dropped_jobs(n: &Normalization) -> String {
+    let total = n.dropped_total();
+    if total == 0 {
+        return "0 dropped".to_owned();
+    }
+    let reasons: Vec<String> = n
+        .dropped
+        .iter()
+        .filter(|&(_, &count)| count > 0)
+        .map(|(reason, count)| format!("{count} {}", reason.short()))
+        .collect();
+    format!("{total} dropped ({})", reasons.join(", "))
+}
+
+/// With --deadlines: how many jobs got one, and the file's entries that
+/// name no job of the workload (ignored; counted in summary.json too).
+fn deadline_matches(args: &SimulateArgs, n: &Normalization) -> Option<String> {
+    args.deadlines.as_ref()?;
+    let mut line = format!("deadlines: {} with one", plural(n.deadlines, "job"));
+    if n.deadlines_unmatched > 0 {
+        let _ = write!(
+            line,
+            "; {} for no job of the workload (ignored)",
+            plural(n.deadlines_unmatched, "deadline")
+        );
+    }
+    Some(line)
 }
 
 /// Admission and deadlines per run (Islam et al.'s figures), when any run
@@ -2852,6 +2886,73 @@ mod tests {
             "{killed:?}"
         );
         assert!(killed[0].contains("--overrun extend"));
+    }
+
+    #[test]
+    fn the_console_names_drop_reasons_and_deadlines_for_no_job() {
+        let dir = std::env::temp_dir().join(format!("schedsim-drops-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        // Jobs 1 and 2 are kept; 3 and 4 have no runtime (field 4 = -1),
+        // 5 no size (fields 5 and 8 = -1): 3 dropped (1 no size, 2 no
+        // runtime: the reasons in Rejection's order).
+        let line = |number: u32, run: i64, size: i64| {
+            format!("{number} {number} -1 {run} {size} -1 -1 {size} 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+        };
+        let workload = dir.join("w.swf");
+        fs::write(
+            &workload,
+            format!(
+                "; MaxProcs: 4\n{}{}{}{}{}",
+                line(1, 10, 1),
+                line(2, 10, 2),
+                line(3, -1, 1),
+                line(4, -1, 1),
+                line(5, 10, -1)
+            ),
+        )
+        .unwrap();
+        // A deadline for job 1 and one for job 99999, not in the workload.
+        let deadlines = dir.join("d.csv");
+        fs::write(
+            &deadlines,
+            "job_number,deadline_after_submit,kind\n1,100,user\n99999,100,user\n",
+        )
+        .unwrap();
+        let mut args = SimulateArgs {
+            workload: Some(workload),
+            policies: vec!["easy".into()],
+            lenient: true,
+            deadlines: Some(deadlines),
+            ..SimulateArgs::new()
+        };
+        let console = |args: &SimulateArgs| {
+            let mut out = Vec::new();
+            simulate(args, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = console(&args);
+        assert!(
+            text.contains("2 jobs simulated, 3 dropped (1 no size, 2 no runtime), "),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\ndeadlines: 1 job with one; 1 deadline for no job of the workload (ignored)\n"
+            ),
+            "{text}"
+        );
+        // Without the deadline file: no deadline line; nothing dropped
+        // without the bad records reads `0 dropped`.
+        args.deadlines = None;
+        assert!(!console(&args).contains("deadlines:"));
+        fs::write(
+            args.workload.as_ref().unwrap(),
+            format!("; MaxProcs: 4\n{}", line(1, 10, 1)),
+        )
+        .unwrap();
+        assert!(console(&args).contains("1 jobs simulated, 0 dropped, "));
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

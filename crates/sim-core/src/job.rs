@@ -406,6 +406,17 @@ impl Rejection {
             Self::TooLarge => "it needs more processors than the machine has",
         }
     }
+
+    /// A few words for a count, as `simulate`'s summary gives it: `3 no
+    /// runtime`.
+    pub fn short(self) -> &'static str {
+        match self {
+            Self::NoSize => "no size",
+            Self::NoRuntime => "no runtime",
+            Self::NoSubmitTime => "no submit time",
+            Self::TooLarge => "larger than the machine",
+        }
+    }
 }
 
 /// Why a CWF elastic control command was not kept.
