@@ -146,9 +146,10 @@ pub struct ConvertSummary {
     pub skipped_lines: u64,
     /// Batsim input: jobs skipped in lenient mode by reason.
     pub skipped_jobs: std::collections::BTreeMap<String, u64>,
-    /// Batsim input: the ids were not unique integers, so jobs were
-    /// numbered 1..n in submission order.
-    pub renumbered: bool,
+    /// Batsim input: the warning that the ids were not unique
+    /// non-negative integers, so jobs were numbered 1..n in submission
+    /// order (the same as `simulate`, `validate` and `stats` print).
+    pub renumbered: Option<String>,
     /// sacct input: jobs still pending or running, left out.
     pub unfinished: u64,
     /// sacct input: jobs cancelled before they started (kept).
@@ -325,11 +326,11 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         skipped_lines: workload.summary.skipped_lines,
         rounded: schedsim_run::rounded_values(&workload.summary),
         header_warnings: schedsim_run::conflicting_header_keys(&workload.header),
+        renumbered: schedsim_run::renumbered_ids(&workload.summary),
         ..ConvertSummary::default()
     };
     if let Some(batsim) = batsim_summary {
         summary.skipped_jobs = batsim.skipped;
-        summary.renumbered = batsim.renumbered;
     }
     if let Some(import) = &sacct {
         summary.skipped_lines = import.summary.skipped;
@@ -517,12 +518,8 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             mapping.display()
         )?;
     }
-    if s.renumbered {
-        writeln!(
-            out,
-            "the Batsim ids are not unique integers: jobs numbered 1..{} in submission order",
-            s.records
-        )?;
+    if let Some(warning) = &s.renumbered {
+        writeln!(out, "{warning}")?;
     }
     Ok(())
 }

@@ -338,7 +338,10 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             })
             .collect(),
         skipped_lines: summary.skipped_lines,
-        warnings: schedsim_run::conflicting_header_keys(&header),
+        warnings: schedsim_run::renumbered_ids(&summary)
+            .into_iter()
+            .chain(schedsim_run::conflicting_header_keys(&header))
+            .collect(),
         conventions: CONVENTIONS,
     };
     let written = if args.json {

@@ -50,9 +50,10 @@ pub enum FileOutcome {
     Read {
         /// The file.
         path: PathBuf,
-        /// The counts.
-        summary: ReadSummary,
-        /// The warnings `simulate` gives about the file: job numbers given
+        /// The counts (boxed: the largest variant by far).
+        summary: Box<ReadSummary>,
+        /// The warnings `simulate` gives about the file: Batsim ids replaced
+        /// by numbers, job numbers given
         /// to more than one job (the results of a run name jobs by number),
         /// then header keys given twice with different values.
         warnings: Vec<String>,
@@ -178,15 +179,19 @@ fn read_whole(path: &Path, workload: workload_format::Workload) -> FileOutcome {
     }
     FileOutcome::Read {
         path: path.to_path_buf(),
-        warnings: warnings(
-            schedsim_run::repeated_job_numbers_in(workload.records.iter()),
-            &workload.header,
-        ),
-        summary: workload.summary,
+        warnings: schedsim_run::renumbered_ids(&workload.summary)
+            .into_iter()
+            .chain(warnings(
+                schedsim_run::repeated_job_numbers_in(workload.records.iter()),
+                &workload.header,
+            ))
+            .collect(),
+        summary: Box::new(workload.summary),
     }
 }
 
-/// The warnings `simulate` gives about a file: repeated job numbers, then
+/// The warnings `simulate` gives about a file (after Batsim ids replaced
+/// by numbers): repeated job numbers, then
 /// the header's conflicting keys.
 fn warnings(repeated_numbers: Option<String>, header: &Header) -> Vec<String> {
     repeated_numbers
@@ -237,7 +242,7 @@ fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
     }
     FileOutcome::Read {
         path: path.to_path_buf(),
-        summary,
+        summary: Box::new(summary),
         warnings: warnings(
             schedsim_run::repeated_job_numbers(numbers.iter().copied()),
             &header,

@@ -588,6 +588,44 @@ fn every_command_warns_of_conflicting_header_keys() {
 }
 
 #[test]
+fn every_command_warns_of_renumbered_batsim_ids() {
+    // Ids "a" and "a": not integers (and repeated). Every command that
+    // reads Batsim's JSON gives the same warning, naming the first id.
+    let dir = temp_dir("renumbered");
+    let input = dir.join("w.json");
+    std::fs::write(
+        &input,
+        r#"{"nb_res": 8, "jobs": [
+            {"id": "a", "subtime": 0, "res": 4, "profile": "p"},
+            {"id": "a", "subtime": 1, "res": 4, "profile": "p"}],
+            "profiles": {"p": {"type": "delay", "delay": 5}}}"#,
+    )
+    .unwrap();
+    let converted = dir.join("copy.swf");
+    let f = input.to_str().unwrap();
+    let warning = "warning: the Batsim ids are not unique non-negative integers (id \"a\" \
+                   (jobs[0]) is not a non-negative integer): jobs numbered 1..2 in submission \
+                   order";
+    for args in [
+        vec!["simulate", "-w", f, "-p", "fcfs"],
+        vec!["validate", f],
+        vec!["stats", f],
+        vec!["convert", f, converted.to_str().unwrap()],
+    ] {
+        let output = run(&args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        let all = text(&output.stdout) + &text(&output.stderr);
+        assert!(all.contains(warning), "{args:?}:\n{all}");
+    }
+    // validate marks the file WARN, not ok.
+    assert!(text(&run(&["validate", f]).stdout).starts_with(&format!("WARN  {f}")));
+}
+
+#[test]
 fn json_lines_from_convert_are_read_by_every_command() {
     // The 10-job one-processor file of a test above, through convert to
     // JSON lines and back into simulate, validate and stats.

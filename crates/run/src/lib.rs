@@ -69,8 +69,9 @@ pub use simulate::{
     SimulateOutcome, WorkloadSource, apply_slurm_files, builtin_params, completed_jobs,
     conflicting_header_keys, is_batsim_json, jobs_csv, list_policies, load_workload,
     metrics_config, positive_number, prepare_packed, prepare_workload, read_workload,
-    repeated_job_numbers, repeated_job_numbers_in, rounded_values, run_policy, run_policy_object,
-    run_policy_with, run_warnings, segments_csv, simulate, simulate_observed, summary_json,
-    workload_notes, write_atomically, write_atomically_with, write_jobs_csv, write_run,
+    renumbered_ids, repeated_job_numbers, repeated_job_numbers_in, rounded_values, run_policy,
+    run_policy_object, run_policy_with, run_warnings, segments_csv, simulate, simulate_observed,
+    summary_json, workload_notes, write_atomically, write_atomically_with, write_jobs_csv,
+    write_run,
 };
 pub use whole_number::{Whole, whole_number, whole_number_in};

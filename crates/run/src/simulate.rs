@@ -412,6 +412,20 @@ pub fn rounded_values(summary: &ReadSummary) -> Option<String> {
     ))
 }
 
+/// The warning that a Batsim JSON workload's jobs were numbered 1..n in
+/// submission order because its ids are not unique non-negative integers
+/// (with the first offending id), or `None`. `simulate`, `validate`,
+/// `stats` and `convert` print it.
+pub fn renumbered_ids(summary: &ReadSummary) -> Option<String> {
+    summary.renumbered.as_ref().map(|reason| {
+        format!(
+            "warning: the Batsim ids are not unique non-negative integers ({reason}): jobs \
+             numbered 1..{} in submission order",
+            summary.records
+        )
+    })
+}
+
 /// The warning for job numbers given to more than one job, from each
 /// job's (number, 0-based record index) in any order; `None` if every
 /// number is used once. `schedsim validate` and the run's notes print it.
@@ -467,7 +481,7 @@ where
 
 /// What a user should know about the input before reading the results:
 /// the lines lenient mode skipped or kept with a warning (by reason, with
-/// the first example), job numbers given to more than one job (results name
+/// the first example), Batsim ids replaced by numbers, job numbers given to more than one job (results name
 /// jobs by number), and header keys given twice with different values (the
 /// first one is used).
 pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
@@ -494,6 +508,7 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
     if let Some(rounded) = loaded.read_summary.as_ref().and_then(rounded_values) {
         notes.push(format!("read: {rounded}"));
     }
+    notes.extend(loaded.read_summary.as_ref().and_then(renumbered_ids));
     notes.extend(repeated_job_numbers_in(loaded.records.iter()));
     notes.extend(conflicting_header_keys(&loaded.header));
     notes

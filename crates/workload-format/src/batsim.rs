@@ -15,7 +15,8 @@
 //! Mapping to SWF fields: `id` -> job number (when every id is a
 //! non-negative integer or a string of one, and they are unique; otherwise
 //! the jobs are numbered 1..n in submission order and
-//! [`BatsimSummary::renumbered`] says so), `subtime` -> submit time,
+//! [`BatsimSummary::renumbered`] says so, with the first offending id in
+//! [`ReadSummary::renumbered`](crate::ReadSummary::renumbered)), `subtime` -> submit time,
 //! `res` -> requested and allocated processors, the profile's delay -> run
 //! time, `walltime` -> requested time (absent or `-1`: unknown), `nb_res`
 //! -> `MaxProcs`. Times are seconds as floats in Batsim; they are rounded
@@ -142,7 +143,9 @@ pub struct BatsimSummary {
     /// parallel_homogeneous`).
     pub skipped: BTreeMap<String, u64>,
     /// The ids were not unique non-negative integers: jobs were numbered
-    /// 1..n in submission order.
+    /// 1..n in submission order (the workload's
+    /// [`ReadSummary::renumbered`](crate::ReadSummary::renumbered) says
+    /// why).
     pub renumbered: bool,
 }
 
@@ -333,10 +336,10 @@ pub fn read_batsim_json(
             }
         }
     }
+    let renumbered = renumbering_reason(&read, jobs);
+    summary.renumbered = renumbered.is_some();
     // Submission order; ties keep file order.
     read.sort_by_key(|j| (j.record.submit_time, j.index));
-    let ids: BTreeSet<u64> = read.iter().filter_map(|j| j.id).collect();
-    summary.renumbered = ids.len() != read.len();
     let mut records = Vec::with_capacity(read.len());
     for (position, job) in read.into_iter().enumerate() {
         let mut record = job.record;
@@ -360,7 +363,36 @@ pub fn read_batsim_json(
     workload.summary.records = workload.records.len() as u64;
     workload.summary.skipped_lines = summary.skipped_total();
     workload.summary.rounded = rounded;
+    workload.summary.renumbered = renumbered;
     Ok((workload, summary))
+}
+
+/// Why the jobs kept cannot be numbered by their ids (in file order): the
+/// first id that is not a non-negative integer, or the first one repeated;
+/// `None` when the ids can be the job numbers.
+fn renumbering_reason(read: &[ReadJob], jobs: &[Value]) -> Option<String> {
+    let written = |index: usize| {
+        jobs[index]
+            .get("id")
+            .map_or_else(String::new, Value::to_string)
+    };
+    let mut seen = BTreeMap::new();
+    for job in read {
+        let Some(id) = job.id else {
+            return Some(format!(
+                "id {} (jobs[{}]) is not a non-negative integer",
+                written(job.index),
+                job.index
+            ));
+        };
+        if let Some(first) = seen.insert(id, job.index) {
+            return Some(format!(
+                "id {id} is given to jobs[{first}] and jobs[{}]",
+                job.index
+            ));
+        }
+    }
+    None
 }
 
 enum JobProblem {

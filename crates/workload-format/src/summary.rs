@@ -54,6 +54,10 @@ pub struct ReadSummary {
     /// The first problems, in line order, at most
     /// [`ReadOptions::max_examples`](crate::ReadOptions::max_examples).
     pub examples: Vec<Issue>,
+    /// Batsim's JSON only: why the jobs were numbered 1..n in submission
+    /// order instead of by their ids (e.g. `id "abc" (jobs[0]) is not a
+    /// non-negative integer`); `None` when the ids are the job numbers.
+    pub renumbered: Option<String>,
 }
 
 impl ReadSummary {

@@ -132,6 +132,37 @@ fn strict_reading_names_the_job_and_the_problem() {
 }
 
 #[test]
+fn repeated_ids_are_renumbered_and_the_first_repeat_named() {
+    // Ids 7, 3, 7: jobs[2] repeats jobs[0]'s id; integer ids used once
+    // stay the job numbers.
+    let job = |id: u64, subtime: u64| {
+        format!(r#"{{"id": {id}, "subtime": {subtime}, "res": 1, "profile": "d"}}"#)
+    };
+    let file = |jobs: &[String]| {
+        format!(
+            r#"{{"nb_res": 4, "jobs": [{}], "profiles": {{"d": {{"type": "delay", "delay": 3}}}}}}"#,
+            jobs.join(",")
+        )
+    };
+    let repeated = file(&[job(7, 0), job(3, 5), job(7, 2)]);
+    let (workload, summary) = read_batsim_json(&repeated, "w.json", false).unwrap();
+    assert!(summary.renumbered);
+    assert_eq!(
+        workload.summary.renumbered.as_deref(),
+        Some("id 7 is given to jobs[0] and jobs[2]")
+    );
+    // Numbered 1..3 in submission order: subtimes 0, 2, 5.
+    let numbers: Vec<u64> = workload.records.iter().map(|r| r.job_number).collect();
+    assert_eq!(numbers, [1, 2, 3]);
+    let unique = file(&[job(7, 0), job(3, 5)]);
+    let (workload, summary) = read_batsim_json(&unique, "w.json", false).unwrap();
+    assert!(!summary.renumbered);
+    assert_eq!(workload.summary.renumbered, None);
+    let numbers: Vec<u64> = workload.records.iter().map(|r| r.job_number).collect();
+    assert_eq!(numbers, [7, 3]);
+}
+
+#[test]
 fn string_ids_are_renumbered_in_submission_order() {
     // Batsim's test_various_profile_types.json names its jobs.
     let text = r#"{"nb_res": 4, "jobs": [
@@ -140,6 +171,11 @@ fn string_ids_are_renumbered_in_submission_order() {
         "profiles": {"d": {"type": "delay", "delay": 3}}}"#;
     let (workload, summary) = read_batsim_json(text, "w.json", false).unwrap();
     assert!(summary.renumbered);
+    // The first id in file order is named, with its place.
+    assert_eq!(
+        workload.summary.renumbered.as_deref(),
+        Some(r#"id "late" (jobs[0]) is not a non-negative integer"#)
+    );
     let numbers: Vec<(u64, u64)> = workload
         .records
         .iter()
