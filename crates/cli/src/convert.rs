@@ -56,7 +56,8 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub drop_cwf: bool,
     /// Skip bad lines of SWF/CWF/sacct input, or Batsim jobs without a
-    /// delay profile (counted), instead of stopping.
+    /// delay profile (counted), instead of stopping; sacct jobs whose State
+    /// is not Slurm's are kept with status unknown (counted).
     #[arg(long)]
     pub lenient: bool,
     /// sacct input: the IANA time zone its timestamps are in (sacct prints
@@ -154,6 +155,9 @@ pub struct ConvertSummary {
     pub unfinished: u64,
     /// sacct input: jobs cancelled before they started (kept).
     pub never_started: u64,
+    /// sacct input (--lenient): the warning for jobs kept with status
+    /// unknown (-1) because their State is not Slurm's, if any.
+    pub unknown_states: Option<String>,
     /// sacct input: the name mapping written beside the output.
     pub mapping: Option<PathBuf>,
     /// The warning for job numbers given to more than one job (the same
@@ -336,6 +340,18 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         summary.skipped_lines = import.summary.skipped;
         summary.unfinished = import.summary.unfinished;
         summary.never_started = import.summary.never_started;
+        if let Some((line, state)) = &import.summary.first_unknown_state {
+            summary.unknown_states = Some(format!(
+                "warning: {} with a State that is not Slurm's kept with status unknown (-1) \
+                 (--lenient); first: {}:{line}: State `{state}`",
+                if import.summary.unknown_states == 1 {
+                    "1 job".to_owned()
+                } else {
+                    format!("{} jobs", import.summary.unknown_states)
+                },
+                args.input.display()
+            ));
+        }
     }
     if let Some(model) = &args.estimates {
         let report = fill_estimates(&mut workload.records, model, args.estimates_seed).map_err(
@@ -484,6 +500,9 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
         )?;
     } else if s.skipped_lines > 0 {
         writeln!(out, "skipped {} bad lines (--lenient)", s.skipped_lines)?;
+    }
+    if let Some(warning) = &s.unknown_states {
+        writeln!(out, "{warning}")?;
     }
     if s.unfinished + s.never_started > 0 {
         writeln!(

@@ -558,6 +558,43 @@ fn sacct_output_is_refused_without_a_stray_space() {
 }
 
 #[test]
+fn convert_counts_unknown_sacct_states_in_lenient_mode() {
+    // Two jobs, State WEIRD and COMPLETED: strict refuses line 2 naming
+    // the value; lenient keeps both and warns of one.
+    let dir = temp_dir("sacct-state");
+    let input = dir.join("w.sacct");
+    std::fs::write(
+        &input,
+        "JobIDRaw|Submit|Start|End|AllocCPUS|State\n\
+         1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|WEIRD\n\
+         2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|COMPLETED\n",
+    )
+    .unwrap();
+    let output = dir.join("w.swf");
+    let (i, o) = (input.to_str().unwrap(), output.to_str().unwrap());
+    let strict = run(&["convert", i, o]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(
+        text(&strict.stderr).starts_with(&format!(
+            "error: {i}:2: State `WEIRD`: not a Slurm job state (one of "
+        )),
+        "{}",
+        text(&strict.stderr)
+    );
+    let lenient = run(&["convert", i, o, "--lenient"]);
+    assert!(lenient.status.success(), "{}", text(&lenient.stderr));
+    let all = text(&lenient.stdout);
+    assert!(all.contains(": 2 records"), "{all}");
+    assert!(
+        all.contains(&format!(
+            "warning: 1 job with a State that is not Slurm's kept with status unknown (-1) \
+             (--lenient); first: {i}:2: State `WEIRD`"
+        )),
+        "{all}"
+    );
+}
+
+#[test]
 fn every_command_warns_of_conflicting_header_keys() {
     // `; MaxProcs: 8` then `; MaxProcs: 16`: every command that reads the
     // header says so, with the same words (the Note lines may repeat).

@@ -27,11 +27,19 @@
 //! processor (`c` suffix: per CPU; `n` or none: per node, divided by
 //! `AllocCPUS / NNodes`); status 1 for COMPLETED, 0 for FAILED, TIMEOUT,
 //! NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL and DEADLINE, 5 for
-//! CANCELLED (also "CANCELLED by 1234"); user, group, queue (`QOS`),
+//! CANCELLED (also "CANCELLED by 1234"), unknown (-1) for Slurm's other
+//! states (PENDING, RUNNING, REQUEUED, RESIZING, REVOKED, SUSPENDED) and
+//! an empty State; any other State is refused (lenient mode: kept with
+//! status -1 and counted in [`SacctSummary::unknown_states`]); user, group, queue (`QOS`),
 //! partition and executable (`JobName`) as numbers 1, 2, ... in order of
 //! first appearance, the names kept in [`SacctMapping`]. Jobs cancelled
 //! before they started (no `Start`) keep wait and run time unknown. Jobs
 //! still pending or running (no `End`) are left out and counted.
+//!
+//! A header naming a field twice is refused (which column would be meant?).
+//! Timestamps must lie within what the time library holds, about years
+//! -9999 to 9999 (exactly -009999-01-02T01:59:59 to 9999-12-30T22:00:00
+//! UTC).
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -66,6 +74,18 @@ pub enum SacctError {
         source_name: String,
         /// The field, as sacct names it.
         field: &'static str,
+    },
+    /// The header line names a field twice.
+    #[error("{source_name}:1: the header names {field} twice (columns {first} and {second})")]
+    RepeatedField {
+        /// The input's name.
+        source_name: String,
+        /// The field as written the second time.
+        field: String,
+        /// 1-based column of its first occurrence.
+        first: usize,
+        /// 1-based column of the second.
+        second: usize,
     },
     /// A time zone name is not in the time zone database.
     #[error("unknown time zone `{0}`")]
@@ -138,6 +158,11 @@ pub struct SacctSummary {
     pub never_started: u64,
     /// Lines skipped in lenient mode.
     pub skipped: u64,
+    /// Lenient mode: jobs kept with status unknown (-1) because their
+    /// State is not one of Slurm's (strict mode refuses them).
+    pub unknown_states: u64,
+    /// The first of those: (1-based line, State as written).
+    pub first_unknown_state: Option<(u64, String)>,
 }
 
 /// An imported accounting file.
@@ -211,6 +236,19 @@ const OPTIONAL: [&str; 11] = [
 impl Columns {
     fn new(header: &str, source_name: &str) -> Result<Self, SacctError> {
         let names: Vec<&str> = header.split('|').map(str::trim).collect();
+        for (second, name) in names.iter().enumerate() {
+            if let Some(first) = names[..second]
+                .iter()
+                .position(|n| n.eq_ignore_ascii_case(name))
+            {
+                return Err(SacctError::RepeatedField {
+                    source_name: source_name.to_owned(),
+                    field: (*name).to_owned(),
+                    first: first + 1,
+                    second: second + 1,
+                });
+            }
+        }
         let find = |wanted: &[&'static str]| {
             wanted.iter().find_map(|w| {
                 names
@@ -276,9 +314,18 @@ fn timestamp(value: &str, zone: &TimeZone, field: &str) -> Result<Option<(i64, i
                     ),
                 ));
             }
+            // Beyond jiff's range (years near -9999 or 9999).
             let reading = |t: Result<jiff::Timestamp, jiff::Error>| {
-                t.map(|t| t.as_second())
-                    .map_err(|e| problem(field, value, e.to_string()))
+                t.map(|t| t.as_second()).map_err(|_| {
+                    problem(
+                        field,
+                        value,
+                        format!(
+                            "outside the times that can be read, {EARLIEST_TIME} to \
+                             {LATEST_TIME} UTC"
+                        ),
+                    )
+                })
             };
             Ok(Some((
                 reading(ambiguous.earlier())?,
@@ -380,15 +427,52 @@ fn memory_per_processor(
     Ok(Some(per_processor.round() as u64))
 }
 
-fn status(value: &str) -> Option<JobStatus> {
+/// The earliest timestamp that can be read (jiff's `Timestamp::MIN`).
+const EARLIEST_TIME: &str = "-009999-01-02T01:59:59";
+/// The latest timestamp that can be read (jiff's `Timestamp::MAX`).
+const LATEST_TIME: &str = "9999-12-30T22:00:00";
+
+/// Slurm's job states (sacct's JOB STATE CODES), as sacct prints them.
+const STATES: [&str; 15] = [
+    "BOOT_FAIL",
+    "CANCELLED",
+    "COMPLETED",
+    "DEADLINE",
+    "FAILED",
+    "NODE_FAIL",
+    "OUT_OF_MEMORY",
+    "PENDING",
+    "PREEMPTED",
+    "RUNNING",
+    "REQUEUED",
+    "RESIZING",
+    "REVOKED",
+    "SUSPENDED",
+    "TIMEOUT",
+];
+
+/// The SWF status of a State (`Ok(None)`: unknown, -1), or `Err` for a
+/// State that is not Slurm's.
+fn status(value: &str) -> Result<Option<JobStatus>, Problem> {
     let state = value.split_whitespace().next().unwrap_or("");
-    match state {
+    Ok(match state {
+        "" | "PENDING" | "RUNNING" | "REQUEUED" | "RESIZING" | "REVOKED" | "SUSPENDED" => None,
         "COMPLETED" => Some(JobStatus::Completed),
         "FAILED" | "TIMEOUT" | "NODE_FAIL" | "OUT_OF_MEMORY" | "PREEMPTED" | "BOOT_FAIL"
         | "DEADLINE" => Some(JobStatus::Failed),
         "CANCELLED" => Some(JobStatus::Cancelled),
-        _ => None,
-    }
+        _ => {
+            return Err(problem(
+                "State",
+                value,
+                format!(
+                    "not a Slurm job state (one of {}); read leniently to keep the job with \
+                     status unknown (-1)",
+                    STATES.join(", ")
+                ),
+            ));
+        }
+    })
 }
 
 /// One accounting line, before times are made relative.
@@ -433,7 +517,15 @@ pub fn import_sacct(
         }
         summary.lines += 1;
         let line_number = index as u64 + 2;
-        match parse_row(&line, &columns, &zone, &mut mapping, &mut summary) {
+        match parse_row(
+            &line,
+            line_number,
+            &columns,
+            &zone,
+            options.lenient,
+            &mut mapping,
+            &mut summary,
+        ) {
             Ok(Some(row)) => rows.push(row),
             Ok(None) => {}
             Err((field, value, message)) => {
@@ -510,8 +602,10 @@ pub fn import_sacct(
 
 fn parse_row(
     line: &str,
+    line_number: u64,
     columns: &Columns,
     zone: &TimeZone,
+    lenient: bool,
     mapping: &mut SacctMapping,
     summary: &mut SacctSummary,
 ) -> Result<Option<Row>, Problem> {
@@ -593,7 +687,17 @@ fn parse_row(
     record.requested_time = duration(optional("Timelimit"), "Timelimit")?;
     let nodes = optional("NNodes").parse().ok();
     record.requested_memory = memory_per_processor(optional("ReqMem"), cpus, nodes)?;
-    record.status = status(optional("State"));
+    record.status = match status(optional("State")) {
+        Ok(status) => status,
+        Err(_) if lenient => {
+            summary.unknown_states += 1;
+            summary
+                .first_unknown_state
+                .get_or_insert_with(|| (line_number, optional("State").to_owned()));
+            None
+        }
+        Err(problem) => return Err(problem),
+    };
     record.user_id = mapping.number("user", optional("User"));
     record.group_id = mapping.number("group", optional("Group"));
     record.queue_number = mapping.number("queue", optional("QOS"));
@@ -644,9 +748,44 @@ mod tests {
 
     #[test]
     fn states_map_to_swf_status() {
+        let status = |v| status(v).unwrap();
         assert_eq!(status("COMPLETED"), Some(JobStatus::Completed));
         assert_eq!(status("CANCELLED by 0"), Some(JobStatus::Cancelled));
         assert_eq!(status("TIMEOUT"), Some(JobStatus::Failed));
         assert_eq!(status("RUNNING"), None);
+        assert_eq!(status(""), None);
+        assert!(super::status("WEIRD").is_err());
+        // Slurm prints states in capitals.
+        assert!(super::status("completed").is_err());
+    }
+
+    #[test]
+    fn the_readable_range_is_jiffs() {
+        // Whole seconds of jiff's Timestamp::MIN and MAX:
+        // -377705023201 and 253402207200 (its error message's range).
+        let second = |t: &str| {
+            let civil: DateTime = t.parse().unwrap();
+            civil
+                .to_zoned(TimeZone::UTC)
+                .unwrap()
+                .timestamp()
+                .as_second()
+        };
+        assert_eq!(second(EARLIEST_TIME), jiff::Timestamp::MIN.as_second());
+        assert_eq!(second(LATEST_TIME), jiff::Timestamp::MAX.as_second());
+        assert_eq!(second(LATEST_TIME), 253_402_207_200);
+        // One second later cannot be read.
+        let utc = TimeZone::UTC;
+        assert!(timestamp("9999-12-30T22:00:00", &utc, "End").is_ok());
+        let (field, value, message) = timestamp("9999-12-30T22:00:01", &utc, "End").unwrap_err();
+        assert_eq!(
+            (field.as_str(), value.as_str()),
+            ("End", "9999-12-30T22:00:01")
+        );
+        assert_eq!(
+            message,
+            "outside the times that can be read, -009999-01-02T01:59:59 to \
+             9999-12-30T22:00:00 UTC"
+        );
     }
 }

@@ -226,3 +226,67 @@ fn errors_name_line_field_and_value() {
         "unknown time zone `Mars/Olympus`"
     );
 }
+
+#[test]
+fn unknown_states_repeated_columns_and_far_times() {
+    let header = "JobIDRaw|Submit|Start|End|AllocCPUS|State\n";
+    let line = |id: u32, state: &str| {
+        format!("{id}|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|{state}\n")
+    };
+    let text = format!(
+        "{header}{}{}{}",
+        line(1, "WEIRD"),
+        line(2, "RUNNING"),
+        line(3, "Odd")
+    );
+    // Strict: the first State that is not Slurm's is refused, named.
+    let error = import_sacct(text.as_bytes(), "x.sacct", &SacctOptions::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("x.sacct:2: State `WEIRD`: not a Slurm job state (one of BOOT_FAIL, "),
+        "{error}"
+    );
+    assert!(error.contains(", TIMEOUT); read leniently"), "{error}");
+    // Lenient: all three jobs kept with status unknown; WEIRD and Odd
+    // (lines 2 and 4) counted, RUNNING is Slurm's.
+    let mut lenient = SacctOptions::new();
+    lenient.lenient = true;
+    let import = import_sacct(text.as_bytes(), "x.sacct", &lenient).unwrap();
+    assert_eq!(import.workload.records.len(), 3);
+    assert!(import.workload.records.iter().all(|r| r.status.is_none()));
+    assert_eq!(import.summary.unknown_states, 2);
+    assert_eq!(
+        import.summary.first_unknown_state,
+        Some((2, "WEIRD".to_owned()))
+    );
+    assert_eq!(import.summary.skipped, 0);
+
+    // A column named twice (in any case) is refused, with both places.
+    let repeated = "JobIDRaw|Submit|Start|End|AllocCPUS|jobidraw\n";
+    assert_eq!(
+        import_sacct(repeated.as_bytes(), "x.sacct", &SacctOptions::new())
+            .unwrap_err()
+            .to_string(),
+        "x.sacct:1: the header names jobidraw twice (columns 1 and 6)"
+    );
+
+    // The last readable second is 9999-12-30T22:00:00 UTC; the next one is
+    // refused with the range, not the time library's words.
+    let far = |end: &str| {
+        import_sacct(
+            format!("{header}1|2026-01-01T00:00:00|2026-01-01T00:00:00|{end}|1|COMPLETED\n")
+                .as_bytes(),
+            "x.sacct",
+            &SacctOptions::new(),
+        )
+    };
+    let kept = far("9999-12-30T22:00:00").unwrap();
+    // Run time 253402207200 - 1767225600 (2026-01-01T00:00:00) s.
+    assert_eq!(kept.workload.records[0].run_time, Some(251_634_981_600));
+    assert_eq!(
+        far("9999-12-31T23:59:59").unwrap_err().to_string(),
+        "x.sacct:2: End `9999-12-31T23:59:59`: outside the times that can be read, \
+         -009999-01-02T01:59:59 to 9999-12-30T22:00:00 UTC"
+    );
+}
