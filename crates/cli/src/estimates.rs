@@ -11,7 +11,10 @@
 //!   `bins=linear|power|K` (the bin-count model, or K bins) and `truncate`
 //!   (cut runtimes above the maximum to it instead of refusing).
 //!
-//! Durations D are seconds, or a number followed by `s`, `m`, `h` or `d`.
+//! Durations D are seconds, or a number followed by `s`, `m`, `h` or `d`,
+//! up to 10,000 days (`max`: from one hour). Only `hint` may be given more
+//! than once; a repeated `max`, `bins` or `truncate` is refused, as a
+//! repeated policy option is.
 
 use lublin_model::{
     BinCount, EstimateModelError, EstimateParams, TsafrirParams, tsafrir_estimates,
@@ -235,10 +238,21 @@ pub(crate) fn parse_per_job(text: &str) -> Result<EstimateParams, String> {
 fn parse_tsafrir(settings: &str) -> Result<TsafrirChoice, String> {
     let mut max = None;
     let mut params = TsafrirParams::new(3_600);
+    let mut seen = Vec::new();
     for setting in settings.split(',') {
         let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+        // As policy specs do: a repeated setting is refused, not the last
+        // one taken (hints add up, so they may repeat).
+        if key != "hint" {
+            if seen.contains(&key) {
+                return Err(format!(
+                    "tsafrir setting '{key}' is given twice (only hint may repeat)"
+                ));
+            }
+            seen.push(key);
+        }
         match key {
-            "max" => max = Some(duration(value)?),
+            "max" => max = Some(duration(value, "max", 3_600)?),
             "hint" => {
                 let (time, share) = value
                     .split_once('@')
@@ -248,7 +262,7 @@ fn parse_tsafrir(settings: &str) -> Result<TsafrirChoice, String> {
                     .ok()
                     .filter(|s| s.is_finite() && *s > 0.0 && *s <= 1.0)
                     .ok_or_else(|| format!("hint share '{share}': expected a number in (0, 1]"))?;
-                params = params.hint(duration(time)?, share);
+                params = params.hint(duration(time, "hint", 1)?, share);
             }
             "bins" => {
                 params.bin_count = match value {
@@ -278,8 +292,10 @@ fn parse_tsafrir(settings: &str) -> Result<TsafrirChoice, String> {
     Ok(TsafrirChoice { max, params })
 }
 
-/// Seconds, or a number followed by s, m, h or d.
-fn duration(text: &str) -> Result<u64, String> {
+/// Seconds, or a number followed by s, m, h or d, from `min` to
+/// [`lublin_model::MAX_ESTIMATE_LIMIT`] seconds; `what` names the setting
+/// in the range message.
+fn duration(text: &str, what: &str, min: u64) -> Result<u64, String> {
     let (number, unit) = match text.char_indices().last() {
         Some((i, c @ ('s' | 'm' | 'h' | 'd'))) => (&text[..i], c),
         _ => (text, 's'),
@@ -290,15 +306,25 @@ fn duration(text: &str) -> Result<u64, String> {
         'd' => 86_400.0,
         _ => 1.0,
     };
+    let max = lublin_model::MAX_ESTIMATE_LIMIT;
     let seconds = number
         .parse::<f64>()
         .ok()
-        .map(|v| v * factor)
-        .filter(|v| v.is_finite() && *v >= 1.0 && *v <= lublin_model::MAX_ESTIMATE_LIMIT as f64)
+        .filter(|v| v.is_finite())
         .ok_or_else(|| {
             format!("duration '{text}': expected seconds or a number followed by s, m, h or d")
-        })?;
-    Ok(seconds.round() as u64)
+        })?
+        * factor;
+    // Rounded as it is kept; the product may overflow to infinity, which
+    // is out of range too.
+    let rounded = seconds.round();
+    if !(rounded >= min as f64 && rounded <= max as f64) {
+        return Err(format!(
+            "{what} '{text}' is out of range: expected {min} s to {max} s ({} days)",
+            max / 86_400
+        ));
+    }
+    Ok(rounded as u64)
 }
 
 #[cfg(test)]
@@ -348,8 +374,40 @@ mod tests {
         }
         assert_eq!(
             parse_estimate_model("tsafrir:max=10m").unwrap_err(),
-            "the maximum estimate is 600 s, expected 3600 s (one hour) to 864000000 s"
+            "max '10m' is out of range: expected 3600 s to 864000000 s (10000 days)"
         );
+        // 99999999999 h = 3.6e14 s, far above 10,000 days = 864,000,000 s.
+        assert_eq!(
+            parse_estimate_model("tsafrir:max=99999999999h").unwrap_err(),
+            "max '99999999999h' is out of range: expected 3600 s to 864000000 s (10000 days)"
+        );
+        assert_eq!(
+            parse_estimate_model("tsafrir:max=0").unwrap_err(),
+            "max '0' is out of range: expected 3600 s to 864000000 s (10000 days)"
+        );
+        // 0.4 s rounds to 0: below a hint's 1 s.
+        assert_eq!(
+            parse_estimate_model("tsafrir:hint=0.4@0.1").unwrap_err(),
+            "hint '0.4' is out of range: expected 1 s to 864000000 s (10000 days)"
+        );
+        // The limits themselves are accepted: 1 h and 10,000 d.
+        for max in ["1h", "10000d"] {
+            assert!(parse_estimate_model(&format!("tsafrir:max={max}")).is_ok());
+        }
+        assert_eq!(
+            parse_estimate_model("tsafrir:max=1y").unwrap_err(),
+            "duration '1y': expected seconds or a number followed by s, m, h or d"
+        );
+        // A repeated setting is refused; hints may repeat.
+        assert_eq!(
+            parse_estimate_model("tsafrir:max=18h,max=2h").unwrap_err(),
+            "tsafrir setting 'max' is given twice (only hint may repeat)"
+        );
+        assert_eq!(
+            parse_estimate_model("tsafrir:truncate,bins=4,truncate").unwrap_err(),
+            "tsafrir setting 'truncate' is given twice (only hint may repeat)"
+        );
+        assert!(parse_estimate_model("tsafrir:hint=1h@0.1,hint=2h@0.1").is_ok());
     }
 
     #[test]

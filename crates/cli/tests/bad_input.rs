@@ -398,7 +398,11 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
         ),
         (
             vec!["simulate", "-w", w, "--load-factor", "1e-300"],
-            "job 1: the changed time 2.9999999999999996e300 is out of range",
+            // Load factor 1e-300 on load 4.1667 (the last submission at
+            // 3 s): 3 x 1e300 s. The smallest load is 4.1667 x 3 / 2^62 =
+            // 2.7105e-18, shown rounded up.
+            "job 1's time would become 3e300 s, beyond the largest time, 2^62 s; the smallest \
+             load this workload can be scaled to is 2.72e-18",
         ),
         // Scaling options mean nothing without --scale-to.
         (

@@ -63,6 +63,8 @@ use rand_pcg::rand_core::Rng;
 use serde::{Deserialize, Serialize};
 use workload_format::Record;
 
+use crate::TIME_LIMIT;
+
 /// How the load is changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -214,8 +216,30 @@ pub enum LoadError {
         /// Picks it would need.
         picks: f64,
     },
-    /// A scaled time or runtime does not fit in 63 bits.
-    #[error("job {job_number}: the changed time {} is out of range", readable(*value))]
+    /// Scaling the arrivals to a target this small would move the latest
+    /// one beyond [`TIME_LIMIT`].
+    #[error(
+        "scale to load {}: job {job_number}'s time would become {} s, beyond the largest time, 2^62 s; the smallest load this workload can be scaled to is {}",
+        readable(*target),
+        readable(*value),
+        readable(*smallest)
+    )]
+    TargetTooLow {
+        /// The target.
+        target: f64,
+        /// The job with the latest time.
+        job_number: u64,
+        /// Its scaled time.
+        value: f64,
+        /// The smallest target that keeps it within the limit (rounded up
+        /// to three significant digits).
+        smallest: f64,
+    },
+    /// A changed time or runtime is beyond [`TIME_LIMIT`].
+    #[error(
+        "job {job_number}: the changed time {} s is beyond the largest time, 2^62 s",
+        readable(*value)
+    )]
     OutOfRange {
         /// The job number.
         job_number: u64,
@@ -224,14 +248,10 @@ pub enum LoadError {
     },
 }
 
-/// A number as a message shows it: in scientific notation when very
-/// large or small (a `--load 1e308` is not written out in 309 digits).
+/// A number as a message shows it ([`workload_format::readable_number`]):
+/// in short scientific notation when very large or small.
 fn readable(value: f64) -> String {
-    if value.is_finite() && value != 0.0 && !(1e-4..1e15).contains(&value.abs()) {
-        format!("{value:e}")
-    } else {
-        format!("{value}")
-    }
+    workload_format::readable_number(value)
 }
 
 /// The size the load counts: requested processors if known and positive,
@@ -326,6 +346,7 @@ pub fn change_load(
     let (changed, factor, picks) = match method {
         LoadMethod::Scale => {
             let factor = current.load / target;
+            check_scaled_latest(records, factor, target, current.load)?;
             (scale(records, factor)?, factor, 0)
         }
         LoadMethod::Duplicate | LoadMethod::Expand => {
@@ -378,10 +399,55 @@ pub fn change_load(
     ))
 }
 
-/// `value * factor` rounded to the nearest second, if it fits in an i64.
+/// Refuses a scaling that would move the latest time (submit or requested
+/// start) beyond [`TIME_LIMIT`], with the smallest target that would not.
+fn check_scaled_latest(
+    records: &[Record],
+    factor: f64,
+    target: f64,
+    current: f64,
+) -> Result<(), LoadError> {
+    let latest = records
+        .iter()
+        .flat_map(|r| {
+            let start = r.cwf.as_ref().and_then(|c| c.requested_start_time);
+            [r.submit_time, start]
+                .into_iter()
+                .flatten()
+                .map(move |t| (t, r.job_number))
+        })
+        .max_by_key(|&(t, _)| t);
+    let Some((time, job_number)) = latest else {
+        return Ok(());
+    };
+    let value = (time as f64 * factor).round();
+    if value <= TIME_LIMIT as f64 {
+        return Ok(());
+    }
+    Err(LoadError::TargetTooLow {
+        target,
+        job_number,
+        value,
+        smallest: round_up_3(current * time as f64 / TIME_LIMIT as f64),
+    })
+}
+
+/// `value` rounded up to three significant digits (a little above it, so
+/// that the number shown is accepted despite float rounding).
+fn round_up_3(value: f64) -> f64 {
+    let value = value * (1.0 + 1e-9);
+    let exponent = value.log10().floor() as i32 - 2;
+    let digits = (value / 10f64.powi(exponent)).ceil();
+    // Read back from text: the nearest float to e.g. 4.88e-17, which
+    // prints as written.
+    format!("{digits}e{exponent}").parse().unwrap_or(value)
+}
+
+/// `value * factor` rounded to the nearest second, if it is within
+/// [`TIME_LIMIT`].
 fn scaled_time(value: u64, factor: f64, job_number: u64) -> Result<u64, LoadError> {
     let scaled = (value as f64 * factor).round();
-    if scaled.is_finite() && scaled >= 0.0 && scaled <= i64::MAX as f64 / 2.0 {
+    if scaled.is_finite() && scaled >= 0.0 && scaled <= TIME_LIMIT as f64 {
         Ok(scaled as u64)
     } else {
         Err(LoadError::OutOfRange {
@@ -514,7 +580,7 @@ fn expand(records: &[Record], picks: u64, seed: u64) -> Result<Vec<Record>, Load
         let stretch = |value: u64| {
             value
                 .checked_mul(k + 1)
-                .filter(|&v| v <= i64::MAX as u64 / 2)
+                .filter(|&v| v <= TIME_LIMIT as u64)
                 .ok_or(LoadError::OutOfRange {
                     job_number: record.job_number,
                     value: value as f64 * (k + 1) as f64,
@@ -768,9 +834,26 @@ mod tests {
             "double".parse::<LoadMethod>().unwrap_err().to_string(),
             "unknown load method `double` (known: scale, duplicate, expand)"
         );
+        // Load 0.75 to 1e-30: the latest submission, job 4 at 300 s, would
+        // move to 300 x 0.75 / 1e-30 = 2.25e32 s. The smallest target is
+        // 0.75 x 300 / 2^62 = 4.8789e-17, shown rounded up: 4.88e-17,
+        // which moves it to 225 / 4.88e-17 = 4.6107e18 s <= 2^62.
+        assert_eq!(
+            change_load(&workload(), 4, 1e-30, LoadMethod::Scale, 0)
+                .unwrap_err()
+                .to_string(),
+            "scale to load 1e-30: job 4's time would become 2.25e32 s, beyond the largest \
+             time, 2^62 s; the smallest load this workload can be scaled to is 4.88e-17"
+        );
+        let (scaled, _) = change_load(&workload(), 4, 4.88e-17, LoadMethod::Scale, 0).unwrap();
+        let latest = scaled[3].submit_time.unwrap();
+        assert!(
+            latest <= TIME_LIMIT as u64 && latest > TIME_LIMIT as u64 / 100 * 99,
+            "{latest}"
+        );
         assert!(matches!(
-            change_load(&workload(), 4, 1e-30, LoadMethod::Scale, 0),
-            Err(LoadError::OutOfRange { .. })
+            change_load(&workload(), 4, 4.87e-17, LoadMethod::Scale, 0),
+            Err(LoadError::TargetTooLow { .. })
         ));
         // Load 0.75 over 3 jobs to 1e7: (1e7 / 0.75 - 1) * 3 = 4e7 - 3
         // picks, above the 1e7 limit: refused before allocating them.

@@ -120,6 +120,7 @@ mod error;
 mod header;
 #[cfg(feature = "jsonl")]
 mod jsonl;
+mod number;
 mod packed;
 mod parse;
 mod pipe;
@@ -151,6 +152,7 @@ pub use header::{Header, known_keys};
 pub use jsonl::{
     JsonLinesError, is_json_lines_path, read_json_lines, read_json_lines_path, write_json_lines,
 };
+pub use number::readable_number;
 pub use packed::{PackedIter, PackedRecords};
 pub use parse::parse_record;
 pub use read::{
