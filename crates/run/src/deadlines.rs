@@ -94,7 +94,10 @@ impl DeadlineParams {
 #[non_exhaustive]
 pub enum DeadlineMakeError {
     /// A parameter is out of range.
-    #[error("deadline parameter {name} is {value}, expected {expected}")]
+    #[error(
+        "deadline parameter {name} is {}, expected {expected}",
+        workload_format::readable_number(*value)
+    )]
     BadParameter {
         /// Its name.
         name: &'static str,
@@ -343,6 +346,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn huge_parameters_are_shown_short() {
+        // --ratio 1e300: beyond [1, 1e6], shown as 1e300, not 301 digits.
+        let params = DeadlineParams::new(0.5).mixed(0.2, 1e300, 1);
+        assert_eq!(
+            params.validate().unwrap_err().to_string(),
+            "deadline parameter ratio is 1e300, expected in [1, 1e6]"
+        );
+        let params = DeadlineParams::new(0.5).mixed(0.2, 0.5, 1);
+        assert_eq!(
+            params.validate().unwrap_err().to_string(),
+            "deadline parameter ratio is 0.5, expected in [1, 1e6]"
+        );
     }
 
     #[test]

@@ -63,7 +63,7 @@ use crate::header::Header;
 use crate::read::open_input;
 use crate::record::Record;
 use crate::workload::Workload;
-use crate::{MAX_TIME, ReadError};
+use crate::{MAX_TIME, ReadError, readable_number};
 
 /// Why a Batsim workload could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -207,7 +207,10 @@ fn profile_runtime(
                 .and_then(Value::as_f64)
                 .ok_or_else(|| format!("profile `{name}`: `delay` is not a number"))?;
             if !(delay >= 0.0 && delay.is_finite()) {
-                return Err(format!("profile `{name}`: delay {delay} is not >= 0"));
+                return Err(format!(
+                    "profile `{name}`: delay {} is not >= 0",
+                    readable_number(delay)
+                ));
             }
             Ok(Runtime::Seconds(delay))
         }
@@ -242,14 +245,17 @@ fn profile_runtime(
 /// Whole seconds from a Batsim float, counting a rounding in `rounded`.
 fn seconds(value: f64, rounded: &mut u64) -> Result<u64, String> {
     if !(value >= 0.0 && value.is_finite()) {
-        return Err(format!("{value} is not a time >= 0"));
+        return Err(format!("{} is not a time >= 0", readable_number(value)));
     }
     let whole = value.round();
     if whole != value {
         *rounded += 1;
     }
     if whole > MAX_TIME as f64 {
-        return Err(format!("{value} exceeds the largest time, 2^53 s"));
+        return Err(format!(
+            "{} exceeds the largest time, 2^53 s",
+            readable_number(value)
+        ));
     }
     Ok(whole as u64)
 }

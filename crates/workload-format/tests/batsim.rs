@@ -99,6 +99,15 @@ fn strict_reading_names_the_job_and_the_problem() {
         bad(r#"{"id": 1, "subtime": -3, "res": 1, "profile": "d"}"#),
         "w.json: jobs[0] (id 1): subtime: -3 is not a time >= 0"
     );
+    // Huge values are shown short, not in 301 digits.
+    assert_eq!(
+        bad(r#"{"id": 1, "subtime": 1e300, "res": 1, "profile": "d"}"#),
+        "w.json: jobs[0] (id 1): subtime: 1e300 exceeds the largest time, 2^53 s"
+    );
+    assert_eq!(
+        bad(r#"{"id": 1, "subtime": -1.5e300, "res": 1, "profile": "d"}"#),
+        "w.json: jobs[0] (id 1): subtime: -1.5e300 is not a time >= 0"
+    );
     assert_eq!(
         bad(r#"{"id": 1, "subtime": 0, "res": 1, "profile": "e"}"#),
         "w.json: jobs[0] (id 1): profile `e` is not in `profiles`"
