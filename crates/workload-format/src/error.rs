@@ -135,6 +135,12 @@ pub enum LineError {
     /// A comment line holds bytes that are not UTF-8.
     #[error("comment line is not valid UTF-8")]
     InvalidUtf8,
+    /// A carriage return before the line's end: lines ended by CR alone
+    /// (classic Mac OS) read as one line.
+    #[error(
+        "a carriage return inside the line: the file seems to end its lines with CR alone (classic Mac OS); convert them to LF (e.g. tr '\\r' '\\n')"
+    )]
+    CarriageReturn,
 }
 
 impl LineError {
@@ -151,6 +157,7 @@ impl LineError {
             Self::TooLong { .. } => Reason::LineTooLong,
             Self::HeaderValue { .. } => Reason::HeaderValue,
             Self::InvalidUtf8 => Reason::InvalidUtf8,
+            Self::CarriageReturn => Reason::CarriageReturn,
         }
     }
 
@@ -197,6 +204,8 @@ pub enum Reason {
     /// A comment line is not UTF-8 (line kept, invalid bytes replaced by
     /// U+FFFD).
     InvalidUtf8,
+    /// A carriage return inside a line (line skipped).
+    CarriageReturn,
 }
 
 impl Reason {
@@ -213,6 +222,7 @@ impl Reason {
             Self::LineTooLong => "line too long",
             Self::HeaderValue => "malformed header value (line kept)",
             Self::InvalidUtf8 => "comment not valid UTF-8 (line kept, bytes replaced)",
+            Self::CarriageReturn => "carriage return inside a line (CR-only line ends)",
         }
     }
 

@@ -345,6 +345,13 @@ impl State {
             self.summary.byte_order_mark = true;
             line = rest;
         }
+        let mut content = line;
+        while let Some(rest) = content.strip_suffix(b"\r") {
+            content = rest;
+        }
+        if content.contains(&b'\r') {
+            return self.problem(LineError::CarriageReturn).err().map(Err);
+        }
         let Some(first) = line.iter().position(|b| !b.is_ascii_whitespace()) else {
             self.summary.blank_lines += 1;
             return None;

@@ -196,6 +196,25 @@ fn non_utf8_comment_is_an_error_or_a_warning() {
 }
 
 #[test]
+fn cr_only_line_ends_are_named() {
+    // Classic Mac OS line ends: the header and the job are one line, which
+    // read as the value "8\r1 0 ..." of MaxProcs.
+    let text = "; MaxProcs: 8\r1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\r";
+    let err = strict(text).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("test.swf:1: a carriage return inside the line: the file seems to end its lines with CR alone"),
+        "{err}"
+    );
+    let w = lenient(text);
+    assert_eq!(w.summary.issues.get(&Reason::CarriageReturn), Some(&1));
+    assert_eq!((w.records.len(), w.summary.skipped_lines), (0, 1));
+    // CRLF line ends are not CR-only: the CR before the LF is fine.
+    let w = strict("; MaxProcs: 8\r\n1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\r\n").unwrap();
+    assert_eq!((w.header.max_procs(), w.records.len()), (Some(8), 1));
+}
+
+#[test]
 fn overlong_line_is_rejected_without_buffering_it() {
     let mut text = vec![b'7'; workload_format::MAX_LINE_BYTES + 10];
     text.push(b'\n');
