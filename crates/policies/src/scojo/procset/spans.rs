@@ -128,18 +128,34 @@ impl SpanSet {
         self.spans.iter().map(|&(from, to)| to - from).sum()
     }
 
-    /// Whether the two sets share a block.
+    /// Whether the two sets share a block: one walk over both, stopping at
+    /// the first overlap (the policy asks per suspended job and call).
     pub(super) fn intersects(&self, other: &Self) -> bool {
-        let mut common = Vec::new();
-        combine(&self.spans, &other.spans, |a, b| a && b, &mut common);
-        !common.is_empty()
+        let (mut a, mut b) = (self.spans.iter().peekable(), other.spans.iter().peekable());
+        while let (Some(&&(a_from, a_to)), Some(&&(b_from, b_to))) = (a.peek(), b.peek()) {
+            if a_from < b_to && b_from < a_to {
+                return true;
+            }
+            // The span that ends first meets nothing further in the other.
+            if a_to <= b_to {
+                a.next();
+            } else {
+                b.next();
+            }
+        }
+        false
     }
 
-    /// Whether every block of `self` is in `other`.
+    /// Whether every block of `self` is in `other`: each span of `self`
+    /// lies within one span of `other`, since `other`'s spans are apart.
     pub(super) fn is_subset(&self, other: &Self) -> bool {
-        let mut outside = Vec::new();
-        combine(&self.spans, &other.spans, |a, b| a && !b, &mut outside);
-        outside.is_empty()
+        let mut outer = other.spans.iter().peekable();
+        self.spans.iter().all(|&(from, to)| {
+            while outer.next_if(|&&(_, end)| end <= from).is_some() {}
+            outer
+                .peek()
+                .is_some_and(|&&(start, end)| start <= from && to <= end)
+        })
     }
 
     /// `self` without the blocks of every set of `excluded`.
