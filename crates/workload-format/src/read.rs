@@ -345,18 +345,14 @@ impl State {
             self.summary.byte_order_mark = true;
             line = rest;
         }
-        let mut content = line;
-        while let Some(rest) = content.strip_suffix(b"\r") {
-            content = rest;
-        }
-        if content.contains(&b'\r') {
-            return self.problem(LineError::CarriageReturn).err().map(Err);
-        }
         let Some(first) = line.iter().position(|b| !b.is_ascii_whitespace()) else {
             self.summary.blank_lines += 1;
             return None;
         };
         if line[first] == b';' {
+            if has_inner_carriage_return(line) {
+                return self.problem(LineError::CarriageReturn).err().map(Err);
+            }
             self.summary.comment_lines += 1;
             let text = match self.comment_text(line) {
                 Ok(text) => text,
@@ -385,7 +381,17 @@ impl State {
                 self.in_header = false;
                 Some(Ok(Handled::Record))
             }
-            Err(error) => self.problem(error).err().map(Err),
+            // A carriage return is whitespace to the tokenizer, so it is
+            // looked for only when the line fails: CR-only line ends run
+            // lines together, which then fail.
+            Err(error) => {
+                let error = if has_inner_carriage_return(line) {
+                    LineError::CarriageReturn
+                } else {
+                    error
+                };
+                self.problem(error).err().map(Err)
+            }
         }
     }
 
@@ -424,6 +430,16 @@ impl State {
             }
         }
     }
+}
+
+/// Whether a carriage return stands before the line's end (trailing ones
+/// are CRLF line ends): lines ended by CR alone (classic Mac OS).
+fn has_inner_carriage_return(line: &[u8]) -> bool {
+    let mut content = line;
+    while let Some(rest) = content.strip_suffix(b"\r") {
+        content = rest;
+    }
+    content.contains(&b'\r')
 }
 
 impl<R: BufRead> Iterator for Reader<R> {

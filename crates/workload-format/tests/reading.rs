@@ -209,6 +209,14 @@ fn cr_only_line_ends_are_named() {
     let w = lenient(text);
     assert_eq!(w.summary.issues.get(&Reason::CarriageReturn), Some(&1));
     assert_eq!((w.records.len(), w.summary.skipped_lines), (0, 1));
+    // Two jobs run together: 36 fields, named by the carriage return.
+    let job = "1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1";
+    let err = strict(&format!("{job}\r{job}\r")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a carriage return inside the line"),
+        "{err}"
+    );
     // CRLF line ends are not CR-only: the CR before the LF is fine.
     let w = strict("; MaxProcs: 8\r\n1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\r\n").unwrap();
     assert_eq!((w.header.max_procs(), w.records.len()), (Some(8), 1));
