@@ -129,11 +129,7 @@ impl CellConfig {
     /// (never `DefaultHasher`).
     pub fn hash(&self) -> String {
         let json = serde_json::to_string(self).unwrap_or_default();
-        let digest = Sha256::digest(json.as_bytes());
-        digest[..8].iter().fold(String::new(), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+        hex(&Sha256::digest(json.as_bytes())[..8])
     }
 }
 
@@ -180,7 +176,7 @@ pub fn sha256_file(path: &Path) -> io::Result<String> {
 }
 
 /// Lowercase hexadecimal digits of `bytes`.
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");
         s

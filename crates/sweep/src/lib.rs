@@ -301,10 +301,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
         tool: "schedsim sweep",
         version: env!("CARGO_PKG_VERSION"),
         name: &spec.name,
-        spec_sha256: Sha256::digest(spec.text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        spec_sha256: cell::hex(&Sha256::digest(spec.text.as_bytes())),
         cells: cells.len(),
     };
     let mut json = serde_json::to_string_pretty(&info).map_err(|e| e.to_string())?;
