@@ -19,7 +19,7 @@
 //! writer never writes them. There is no lenient mode: the first bad line
 //! stops the read.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::Path;
 
 use serde::Deserialize;
@@ -60,6 +60,10 @@ pub enum JsonLinesError {
     #[error("cannot write JSON lines")]
     Write(#[source] io::Error),
 }
+
+/// The longest line read, 64 MiB: a record is a few hundred bytes, but
+/// the first line holds the whole SWF header.
+pub const MAX_JSON_LINE_BYTES: usize = 64 << 20;
 
 const RECORD_KEYS: [&str; 19] = [
     "job_number",
@@ -158,7 +162,7 @@ pub fn is_json_lines_path(path: impl AsRef<Path>) -> bool {
 /// [`JsonLinesError::Invalid`] for the first bad line, naming the line,
 /// the field and its value; [`JsonLinesError::Read`] when reading fails.
 pub fn read_json_lines<R: BufRead>(
-    input: R,
+    mut input: R,
     source_name: &str,
 ) -> Result<Workload, JsonLinesError> {
     let invalid = |line: u64, message: String| JsonLinesError::Invalid {
@@ -171,18 +175,37 @@ pub fn read_json_lines<R: BufRead>(
     let mut comments = Vec::new();
     let mut seen_content = false;
     let (mut lines, mut blank_lines) = (0, 0);
-    for (index, line) in input.lines().enumerate() {
-        let number = index as u64 + 1;
-        let line = line.map_err(|source| JsonLinesError::Read {
-            source_name: source_name.to_string(),
-            source,
-        })?;
+    let mut bytes = Vec::new();
+    for number in 1u64.. {
+        // At most MAX_JSON_LINE_BYTES + 1 bytes a line, so that a file
+        // without line ends is refused rather than held whole.
+        bytes.clear();
+        let read = Read::take(&mut input, MAX_JSON_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|source| JsonLinesError::Read {
+                source_name: source_name.to_string(),
+                source,
+            })?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() > MAX_JSON_LINE_BYTES {
+            return Err(invalid(
+                number,
+                format!("the line is longer than {MAX_JSON_LINE_BYTES} bytes"),
+            ));
+        }
+        let Ok(line) = std::str::from_utf8(&bytes) else {
+            return Err(invalid(number, "the line is not valid UTF-8".into()));
+        };
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
         lines = number;
         if line.trim().is_empty() {
             blank_lines += 1;
             continue;
         }
-        let value = crate::strict_json::from_str(&line)
+        let value = crate::strict_json::from_str(line)
             .map_err(|e| invalid(number, format!("not valid JSON: {e}")))?;
         let Value::Object(object) = value else {
             return Err(invalid(number, "expected a JSON object".into()));
@@ -403,6 +426,19 @@ mod tests {
             ),
             (5, 2, 1, 4, 0)
         );
+    }
+
+    #[test]
+    fn overlong_and_non_utf8_lines_are_refused() {
+        // One byte past the limit, without a line end: refused, not held.
+        let long = vec![b' '; MAX_JSON_LINE_BYTES + 1];
+        let err = read_json_lines(&long[..], "x.jsonl").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("x.jsonl:1: the line is longer than {MAX_JSON_LINE_BYTES} bytes")
+        );
+        let err = read_json_lines(&b"{\"header\":[]}\n\xff\n"[..], "x.jsonl").unwrap_err();
+        assert_eq!(err.to_string(), "x.jsonl:2: the line is not valid UTF-8");
     }
 
     #[test]

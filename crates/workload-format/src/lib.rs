@@ -150,7 +150,8 @@ pub use error::{FIELD_NAMES, HeaderError, LineError, ReadError, Reason, WriteErr
 pub use header::{Header, known_keys};
 #[cfg(feature = "jsonl")]
 pub use jsonl::{
-    JsonLinesError, is_json_lines_path, read_json_lines, read_json_lines_path, write_json_lines,
+    JsonLinesError, MAX_JSON_LINE_BYTES, is_json_lines_path, read_json_lines, read_json_lines_path,
+    write_json_lines,
 };
 pub use number::readable_number;
 pub use packed::{PackedIter, PackedRecords};
