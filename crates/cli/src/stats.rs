@@ -15,14 +15,12 @@
 //! - CWF elastic control commands (ET/RT/EP/RP lines) are not jobs: they are
 //!   counted apart and left out of everything else.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
+use schedsim_run::{WorkloadFileError, WorkloadInput};
 use serde::Serialize;
-use workload_format::{
-    BatsimError, FIELD_NAMES, JsonLinesError, ReadError, ReadOptions, Reader, Record, Workload,
-    is_json_lines_path, open_path, read_batsim_path, read_json_lines_path,
-};
+use workload_format::{BatsimError, FIELD_NAMES, JsonLinesError, ReadError, ReadOptions, Record};
 
 use crate::CommandError;
 
@@ -76,6 +74,16 @@ pub enum StatsError {
 }
 
 impl CommandError for StatsError {}
+
+impl From<WorkloadFileError> for StatsError {
+    fn from(error: WorkloadFileError) -> Self {
+        match error {
+            WorkloadFileError::Read(error) => error.into(),
+            WorkloadFileError::Batsim(error) => error.into(),
+            WorkloadFileError::JsonLines(error) => error.into(),
+        }
+    }
+}
 
 /// Nearest-rank percentiles of a set of values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -211,14 +219,6 @@ pub(crate) fn job_size(record: &Record) -> Option<u64> {
     positive(record.requested_processors).or(positive(record.allocated_processors))
 }
 
-/// A workload file as `stats` reads it.
-enum Input {
-    /// Batsim's JSON or JSON lines, read whole.
-    Whole(Box<Workload>),
-    /// SWF or CWF, streamed.
-    Stream(Box<Reader<Box<dyn BufRead + Send>>>),
-}
-
 /// Reads `args.file` (streaming), computes the statistics, writes them (text
 /// or JSON) to `out` and returns them.
 pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError> {
@@ -227,21 +227,13 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
     } else {
         ReadOptions::strict()
     };
-    // Batsim's JSON and JSON lines are read whole (as `simulate` reads
-    // them); SWF and CWF are streamed.
-    let mut input = if schedsim_run::is_batsim_json(&args.file) {
-        Input::Whole(Box::new(read_batsim_path(&args.file, args.lenient)?.0))
-    } else if is_json_lines_path(&args.file) {
-        Input::Whole(Box::new(read_json_lines_path(&args.file)?))
-    } else {
-        Input::Stream(Box::new(open_path(&args.file, &options)?))
-    };
+    let mut input = schedsim_run::open_workload(&args.file, &options)?;
     let records: Box<dyn Iterator<Item = Result<Record, ReadError>>> = match &mut input {
         // The records are not needed after this loop: moved, not copied.
-        Input::Whole(workload) => {
+        WorkloadInput::Whole(workload) => {
             Box::new(std::mem::take(&mut workload.records).into_iter().map(Ok))
         }
-        Input::Stream(reader) => Box::new(reader.by_ref()),
+        WorkloadInput::Stream(reader) => Box::new(reader.by_ref()),
     };
     let mut unknown = [0u64; 21];
     let mut jobs = 0u64;
@@ -278,11 +270,11 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
         }
     }
     let (header, summary) = match input {
-        Input::Whole(workload) => {
+        WorkloadInput::Whole(workload) => {
             let workload = *workload;
             (workload.header, workload.summary)
         }
-        Input::Stream(reader) => reader.into_parts(),
+        WorkloadInput::Stream(reader) => reader.into_parts(),
     };
     let span = first_submit.zip(last_submit).map(|(f, l)| l - f);
     let (procs, procs_from) = match (args.procs, header.max_procs(), header.max_nodes()) {

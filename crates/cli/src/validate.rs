@@ -1,13 +1,13 @@
 //! `schedsim validate FILE...`: check workload files strictly, or report
 //! their problems by reason (`--lenient`).
 
-use std::io::{self, Write};
+use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
+use schedsim_run::{WorkloadFileError, WorkloadInput};
 use schedsim_sim_core::{Calendar, CalendarError};
 use workload_format::{
-    BatsimError, Header, JsonLinesError, ReadError, ReadOptions, ReadSummary, is_json_lines_path,
-    open_path, read_batsim_path, read_json_lines_path,
+    BatsimError, Header, JsonLinesError, ReadError, ReadOptions, ReadSummary, Reader, Workload,
 };
 
 use crate::{CommandError, error_line};
@@ -123,13 +123,7 @@ pub fn validate(
     .with_max_examples(args.examples);
     let mut outcomes = Vec::with_capacity(args.files.len());
     for path in &args.files {
-        let outcome = if schedsim_run::is_batsim_json(path) {
-            check_batsim(path, args.lenient)
-        } else if is_json_lines_path(path) {
-            check_json_lines(path)
-        } else {
-            check(path, &options)
-        };
+        let outcome = check(path, &options);
         report(&outcome, args.lenient, out).map_err(ValidateError::Output)?;
         outcomes.push(outcome);
     }
@@ -154,23 +148,29 @@ pub fn validate(
     Ok(outcomes)
 }
 
-/// Reads a JSON lines file whole, as `simulate` does, and checks its
-/// header's calendar.
-fn check_json_lines(path: &Path) -> FileOutcome {
-    let workload = match read_json_lines_path(path) {
-        Ok(workload) => workload,
-        Err(error) => {
-            return FileOutcome::FailedJsonLines {
-                path: path.to_path_buf(),
-                error,
-            };
-        }
-    };
-    read_whole(path, workload)
+/// Reads the file as `simulate` does (SWF and CWF streamed, the others
+/// whole) and checks its header's calendar.
+fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
+    match schedsim_run::open_workload(path, options) {
+        Ok(WorkloadInput::Whole(workload)) => read_whole(path, *workload),
+        Ok(WorkloadInput::Stream(reader)) => stream(path, *reader),
+        Err(WorkloadFileError::Read(error)) => FileOutcome::Failed {
+            path: path.to_path_buf(),
+            error,
+        },
+        Err(WorkloadFileError::Batsim(error)) => FileOutcome::FailedBatsim {
+            path: path.to_path_buf(),
+            error,
+        },
+        Err(WorkloadFileError::JsonLines(error)) => FileOutcome::FailedJsonLines {
+            path: path.to_path_buf(),
+            error,
+        },
+    }
 }
 
 /// The outcome of a workload read whole (JSON lines, Batsim's JSON).
-fn read_whole(path: &Path, workload: workload_format::Workload) -> FileOutcome {
+fn read_whole(path: &Path, workload: Workload) -> FileOutcome {
     if let Err(error) = Calendar::from_header(&workload.header) {
         return FileOutcome::BadCalendar {
             path: path.to_path_buf(),
@@ -200,35 +200,18 @@ fn warnings(repeated_numbers: Option<String>, header: &Header) -> Vec<String> {
         .collect()
 }
 
-/// Reads a Batsim JSON file whole, as `simulate` does.
-fn check_batsim(path: &Path, lenient: bool) -> FileOutcome {
-    let workload = match read_batsim_path(path, lenient) {
-        Ok((workload, _)) => workload,
-        Err(error) => {
-            return FileOutcome::FailedBatsim {
-                path: path.to_path_buf(),
-                error,
-            };
-        }
-    };
-    read_whole(path, workload)
-}
-
 /// Streams the file to its end, keeping of each job only its number and
 /// place (for the repeated-number check), not the record.
-fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
-    let failed = |error| FileOutcome::Failed {
-        path: path.to_path_buf(),
-        error,
-    };
-    let mut reader = match open_path(path, options) {
-        Ok(reader) => reader,
-        Err(error) => return failed(error),
-    };
+fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutcome {
     let mut numbers = Vec::new();
     for (index, record) in reader.by_ref().enumerate() {
         match record {
-            Err(error) => return failed(error),
+            Err(error) => {
+                return FileOutcome::Failed {
+                    path: path.to_path_buf(),
+                    error,
+                };
+            }
             Ok(record) if !record.is_command() => numbers.push((record.job_number, index)),
             Ok(_) => {}
         }

@@ -63,6 +63,7 @@ use crate::progress::Progress;
 use crate::stream;
 
 use crate::groups::{GroupReport, ObjectiveValue, group_report};
+use crate::input::{WorkloadFileError, WorkloadInput, open_workload};
 use lublin_model::{CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_metrics::{
     ClassBounds, CompletedJob, CompletedJobTable, GroupError, MetricsConfig, MetricsError,
@@ -83,8 +84,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use workload_format::{
     Header, HeaderError, JobStatus, PackedRecords, ReadError, ReadOptions, ReadSummary, Record,
-    Workload, WriteError, Writer, field_name, is_json_lines_path, open_path, read_batsim_path,
-    read_json_lines_path, read_path, workload_to_string,
+    Workload, WriteError, Writer, field_name, is_json_lines_path, workload_to_string,
 };
 
 /// The policies run when none is named.
@@ -707,6 +707,16 @@ pub enum SimulateError {
     Output(#[source] io::Error),
 }
 
+impl From<WorkloadFileError> for SimulateError {
+    fn from(error: WorkloadFileError) -> Self {
+        match error {
+            WorkloadFileError::Read(error) => error.into(),
+            WorkloadFileError::Batsim(error) => error.into(),
+            WorkloadFileError::JsonLines(error) => error.into(),
+        }
+    }
+}
+
 /// Where the workload came from.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -790,9 +800,7 @@ pub fn builtin_params() -> LublinParams {
 /// (strict) a job that cannot be simulated.
 pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
     match &args.workload {
-        // An SWF or CWF file is parsed in batches and packed as it is
-        // normalized: the records are never all held as `Record`s.
-        Some(path) if !is_batsim_json(path) && !is_json_lines_path(path) => {
+        Some(path) => {
             let options = if args.lenient {
                 ReadOptions::lenient()
             } else {
@@ -803,8 +811,19 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
                 // while this one normalizes the records parsed so far
                 // (see the `stream` module).
                 let hash = scope.spawn(|| sha256_file(path));
-                let mut reader = match open_path(path, &options) {
-                    Ok(reader) => reader,
+                let mut reader = match open_workload(path, &options) {
+                    // An SWF or CWF file is parsed in batches and packed as
+                    // it is normalized: the records are never all held as
+                    // `Record`s.
+                    Ok(WorkloadInput::Stream(reader)) => *reader,
+                    Ok(WorkloadInput::Whole(workload)) => {
+                        let source = WorkloadSource::File {
+                            path: path.clone(),
+                            sha256: joined(hash)?,
+                        };
+                        let summary = workload.summary.clone();
+                        return prepare_workload(args, source, *workload, Some(summary));
+                    }
                     Err(error) => {
                         joined(hash)?;
                         return Err(error.into());
@@ -841,7 +860,7 @@ pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateErro
                 Ok(loaded)
             })
         }
-        _ => {
+        None => {
             let (source, workload, read_summary) = read_workload(args)?;
             prepare_workload(args, source, workload, read_summary)
         }
@@ -875,17 +894,6 @@ fn header_line(path: &Path, key: &str) -> Option<u64> {
     None
 }
 
-/// Whether `path` names a Batsim JSON workload (`.json`, optionally
-/// followed by `.gz`); `.jsonl` is JSON lines
-/// ([`workload_format::is_json_lines_path`]), anything else is read as
-/// SWF/CWF.
-pub fn is_batsim_json(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .map(|n| n.strip_suffix(".gz").unwrap_or(n))
-        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".json"))
-}
-
 /// Reads the workload file (or generates the built-in one) without
 /// normalizing it: the first half of [`load_workload`], for callers that
 /// prepare one workload several ways (`cargo xtask sweep`).
@@ -903,12 +911,9 @@ pub fn read_workload(
                 ReadOptions::strict()
             };
             let sha256 = sha256_file(path)?;
-            let workload = if is_batsim_json(path) {
-                read_batsim_path(path, args.lenient)?.0
-            } else if is_json_lines_path(path) {
-                read_json_lines_path(path)?
-            } else {
-                read_path(path, &options)?
+            let workload = match open_workload(path, &options)? {
+                WorkloadInput::Whole(workload) => *workload,
+                WorkloadInput::Stream(reader) => reader.into_workload()?,
             };
             let summary = workload.summary.clone();
             let source = WorkloadSource::File {

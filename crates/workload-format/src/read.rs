@@ -207,14 +207,16 @@ impl<R: BufRead> Reader<R> {
         })
     }
 
-    /// The rest of the input into `records` and `comments` (for
-    /// [`read_from`]): each record is copied once, from the parse slot
-    /// straight into the vector.
-    fn read_rest(
-        &mut self,
-        records: &mut Vec<Record>,
-        comments: &mut Vec<PlacedComment>,
-    ) -> Result<(), ReadError> {
+    /// The rest of the input as a whole [`Workload`]: the header, the
+    /// records with the comment lines between them kept in place, and the
+    /// counts. Each record is copied once, from the parse slot straight
+    /// into the vector.
+    ///
+    /// # Errors
+    /// As the iterator: an I/O error, or in strict mode the first bad line.
+    pub fn into_workload(mut self) -> Result<Workload, ReadError> {
+        let mut records = Vec::new();
+        let mut comments = Vec::new();
         while let Some(handled) = self.next_handled() {
             match handled? {
                 Handled::Record => records.push(self.state.record.clone()),
@@ -224,7 +226,11 @@ impl<R: BufRead> Reader<R> {
                 }),
             }
         }
-        Ok(())
+        let (header, summary) = self.into_parts();
+        let mut workload = Workload::new(header, records);
+        workload.comments = comments;
+        workload.summary = summary;
+        Ok(workload)
     }
 
     /// The rest of the records into `records`, encoded straight from the
@@ -463,15 +469,7 @@ pub fn read_from<R: BufRead>(
     source_name: &str,
     options: &ReadOptions,
 ) -> Result<Workload, ReadError> {
-    let mut reader = Reader::new(input, source_name, *options)?;
-    let mut records = Vec::new();
-    let mut comments = Vec::new();
-    reader.read_rest(&mut records, &mut comments)?;
-    let (header, summary) = reader.into_parts();
-    let mut workload = Workload::new(header, records);
-    workload.comments = comments;
-    workload.summary = summary;
-    Ok(workload)
+    Reader::new(input, source_name, *options)?.into_workload()
 }
 
 /// Opens a file for streaming: plain or gzip-compressed alike, told apart by
