@@ -147,10 +147,6 @@ pub struct ConvertSummary {
     pub skipped_lines: u64,
     /// Batsim input: jobs skipped in lenient mode by reason.
     pub skipped_jobs: std::collections::BTreeMap<String, u64>,
-    /// Batsim input: the warning that the ids were not unique
-    /// non-negative integers, so jobs were numbered 1..n in submission
-    /// order (the same as `simulate`, `validate` and `stats` print).
-    pub renumbered: Option<String>,
     /// sacct input: jobs still pending or running, left out.
     pub unfinished: u64,
     /// sacct input: jobs cancelled before they started (kept).
@@ -160,12 +156,10 @@ pub struct ConvertSummary {
     pub unknown_states: Option<String>,
     /// sacct input: the name mapping written beside the output.
     pub mapping: Option<PathBuf>,
-    /// The warning for job numbers given to more than one job (the same
-    /// as `simulate` and `validate` print), if any.
-    pub repeated_numbers: Option<String>,
-    /// Header keys given twice with different values (the warnings
-    /// `simulate` gives).
-    pub header_warnings: Vec<String>,
+    /// The warnings `simulate` gives about the input: Batsim ids replaced
+    /// by numbers, job numbers given to more than one job (of the records
+    /// written), header keys given twice with different values.
+    pub warnings: Vec<String>,
     /// What the reader rounded to whole numbers (Batsim's float times,
     /// say), if anything.
     pub rounded: Option<String>,
@@ -329,8 +323,6 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
     let mut summary = ConvertSummary {
         skipped_lines: workload.summary.skipped_lines,
         rounded: schedsim_run::rounded_values(&workload.summary),
-        header_warnings: schedsim_run::conflicting_header_keys(&workload.header),
-        renumbered: schedsim_run::renumbered_ids(&workload.summary),
         ..ConvertSummary::default()
     };
     if let Some(batsim) = batsim_summary {
@@ -383,7 +375,11 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         Format::JsonLines | Format::Sacct => {}
     }
     summary.records = workload.records.len() as u64;
-    summary.repeated_numbers = schedsim_run::repeated_job_numbers_in(workload.records.iter());
+    summary.warnings = schedsim_run::input_warnings(
+        &workload.summary,
+        schedsim_run::repeated_job_numbers_in(workload.records.iter()),
+        &workload.header,
+    );
     write(&workload, to, &args.output)?;
     if let Some(import) = &sacct {
         let path = mapping_path(&args.output);
@@ -473,7 +469,7 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
         args.output.display(),
         s.records
     )?;
-    for warning in s.repeated_numbers.iter().chain(&s.header_warnings) {
+    for warning in &s.warnings {
         writeln!(out, "{warning}")?;
     }
     if let Some(rounded) = &s.rounded {
@@ -536,9 +532,6 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             "user, group, queue (QOS), partition, executable (job name), account numbers: {}",
             mapping.display()
         )?;
-    }
-    if let Some(warning) = &s.renumbered {
-        writeln!(out, "{warning}")?;
     }
     Ok(())
 }

@@ -200,8 +200,8 @@ pub struct Stats {
     pub unknown_values: Vec<FieldUnknowns>,
     /// Lines skipped in lenient mode.
     pub skipped_lines: u64,
-    /// What `simulate` warns of in the file's header: keys given twice
-    /// with different values.
+    /// What `simulate` warns of in the file: Batsim ids replaced by
+    /// numbers, header keys given twice with different values.
     pub warnings: Vec<String>,
     /// The conventions, in words.
     pub conventions: &'static str,
@@ -330,10 +330,8 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             })
             .collect(),
         skipped_lines: summary.skipped_lines,
-        warnings: schedsim_run::renumbered_ids(&summary)
-            .into_iter()
-            .chain(schedsim_run::conflicting_header_keys(&header))
-            .collect(),
+        // Statistics do not name jobs: repeated job numbers do not matter.
+        warnings: schedsim_run::input_warnings(&summary, None, &header),
         conventions: CONVENTIONS,
     };
     let written = if args.json {

@@ -171,7 +171,19 @@ fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
 
 /// The outcome of a workload read whole (JSON lines, Batsim's JSON).
 fn read_whole(path: &Path, workload: Workload) -> FileOutcome {
-    if let Err(error) = Calendar::from_header(&workload.header) {
+    let repeated = schedsim_run::repeated_job_numbers_in(workload.records.iter());
+    read(path, &workload.header, workload.summary, repeated)
+}
+
+/// The outcome of a file read to its end: its calendar checked, the
+/// warnings `simulate` gives about it.
+fn read(
+    path: &Path,
+    header: &Header,
+    summary: ReadSummary,
+    repeated_numbers: Option<String>,
+) -> FileOutcome {
+    if let Err(error) = Calendar::from_header(header) {
         return FileOutcome::BadCalendar {
             path: path.to_path_buf(),
             error,
@@ -179,25 +191,9 @@ fn read_whole(path: &Path, workload: Workload) -> FileOutcome {
     }
     FileOutcome::Read {
         path: path.to_path_buf(),
-        warnings: schedsim_run::renumbered_ids(&workload.summary)
-            .into_iter()
-            .chain(warnings(
-                schedsim_run::repeated_job_numbers_in(workload.records.iter()),
-                &workload.header,
-            ))
-            .collect(),
-        summary: Box::new(workload.summary),
+        warnings: schedsim_run::input_warnings(&summary, repeated_numbers, header),
+        summary: Box::new(summary),
     }
-}
-
-/// The warnings `simulate` gives about a file (after Batsim ids replaced
-/// by numbers): repeated job numbers, then
-/// the header's conflicting keys.
-fn warnings(repeated_numbers: Option<String>, header: &Header) -> Vec<String> {
-    repeated_numbers
-        .into_iter()
-        .chain(schedsim_run::conflicting_header_keys(header))
-        .collect()
 }
 
 /// Streams the file to its end, keeping of each job only its number and
@@ -217,20 +213,8 @@ fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutco
         }
     }
     let (header, summary) = reader.into_parts();
-    if let Err(error) = Calendar::from_header(&header) {
-        return FileOutcome::BadCalendar {
-            path: path.to_path_buf(),
-            error,
-        };
-    }
-    FileOutcome::Read {
-        path: path.to_path_buf(),
-        summary: Box::new(summary),
-        warnings: warnings(
-            schedsim_run::repeated_job_numbers(numbers.iter().copied()),
-            &header,
-        ),
-    }
+    let repeated = schedsim_run::repeated_job_numbers(numbers.iter().copied());
+    read(path, &header, summary, repeated)
 }
 
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {

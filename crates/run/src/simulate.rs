@@ -412,11 +412,26 @@ pub fn rounded_values(summary: &ReadSummary) -> Option<String> {
     ))
 }
 
-/// The warning that a Batsim JSON workload's jobs were numbered 1..n in
-/// submission order because its ids are not unique non-negative integers
-/// (with the first offending id), or `None`. `simulate`, `validate`,
-/// `stats` and `convert` print it.
-pub fn renumbered_ids(summary: &ReadSummary) -> Option<String> {
+/// The warnings about an input file that `simulate`, `validate`, `stats`
+/// and `convert` give alike, in this order: a Batsim JSON workload's jobs
+/// numbered 1..n because its ids are not unique non-negative integers
+/// (naming the first offending id), `repeated_numbers` (the warning of
+/// [`repeated_job_numbers`], for the commands that check), and each header
+/// key given twice with different values.
+pub fn input_warnings(
+    summary: &ReadSummary,
+    repeated_numbers: Option<String>,
+    header: &Header,
+) -> Vec<String> {
+    renumbered_ids(summary)
+        .into_iter()
+        .chain(repeated_numbers)
+        .chain(conflicting_header_keys(header))
+        .collect()
+}
+
+/// The warning that Batsim ids were replaced by 1..n, if they were.
+fn renumbered_ids(summary: &ReadSummary) -> Option<String> {
     summary.renumbered.as_ref().map(|reason| {
         format!(
             "warning: the Batsim ids are not unique non-negative integers ({reason}): jobs \
@@ -508,18 +523,20 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
     if let Some(rounded) = loaded.read_summary.as_ref().and_then(rounded_values) {
         notes.push(format!("read: {rounded}"));
     }
-    notes.extend(loaded.read_summary.as_ref().and_then(renumbered_ids));
-    notes.extend(repeated_job_numbers_in(loaded.records.iter()));
-    notes.extend(conflicting_header_keys(&loaded.header));
+    let generated = ReadSummary::default();
+    notes.extend(input_warnings(
+        loaded.read_summary.as_ref().unwrap_or(&generated),
+        repeated_job_numbers_in(loaded.records.iter()),
+        &loaded.header,
+    ));
     notes
 }
 
 /// A warning for each header key given more than once with different
 /// values (`; MaxProcs: 8` then `; MaxProcs: 16`), except the keys the SWF
 /// definition lets repeat (Note, Queue, Partition, Information,
-/// Conversion): the typed accessors use the first. `simulate`, `validate`,
-/// `stats` and `convert` print them.
-pub fn conflicting_header_keys(header: &Header) -> Vec<String> {
+/// Conversion): the typed accessors use the first.
+fn conflicting_header_keys(header: &Header) -> Vec<String> {
     let mut notes = Vec::new();
     let mut keys: Vec<String> = header
         .entries()
