@@ -336,11 +336,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
             summary.unknown_states = Some(format!(
                 "warning: {} with a State that is not Slurm's kept with status unknown (-1) \
                  (--lenient); first: {}:{line}: State `{state}`",
-                if import.summary.unknown_states == 1 {
-                    "1 job".to_owned()
-                } else {
-                    format!("{} jobs", import.summary.unknown_states)
-                },
+                schedsim_run::plural(import.summary.unknown_states, "job"),
                 args.input.display()
             ));
         }

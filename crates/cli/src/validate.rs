@@ -4,7 +4,7 @@
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use schedsim_run::{WorkloadFileError, WorkloadInput};
+use schedsim_run::{WorkloadFileError, WorkloadInput, plural};
 use schedsim_sim_core::{Calendar, CalendarError};
 use workload_format::{
     BatsimError, Header, JsonLinesError, ReadError, ReadOptions, ReadSummary, Reader, Workload,
@@ -288,15 +288,6 @@ fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Resu
             }
             Ok(())
         }
-    }
-}
-
-/// "1 record", "2 records".
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 

@@ -569,8 +569,10 @@ fn conflicting_header_keys(header: &Header) -> Vec<String> {
     notes
 }
 
-/// "1 line", "2 lines".
-fn plural(count: u64, noun: &str) -> String {
+/// `count` and `noun`, the noun with an `s` unless the count is 1: "1
+/// line", "2 lines" (for nouns that take an `s`), as the commands' reports
+/// count things.
+pub fn plural(count: u64, noun: &str) -> String {
     if count == 1 {
         format!("1 {noun}")
     } else {
