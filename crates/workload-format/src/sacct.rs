@@ -432,47 +432,45 @@ const EARLIEST_TIME: &str = "-009999-01-02T01:59:59";
 /// The latest timestamp that can be read (jiff's `Timestamp::MAX`).
 const LATEST_TIME: &str = "9999-12-30T22:00:00";
 
-/// Slurm's job states (sacct's JOB STATE CODES), as sacct prints them.
-const STATES: [&str; 15] = [
-    "BOOT_FAIL",
-    "CANCELLED",
-    "COMPLETED",
-    "DEADLINE",
-    "FAILED",
-    "NODE_FAIL",
-    "OUT_OF_MEMORY",
-    "PENDING",
-    "PREEMPTED",
-    "RUNNING",
-    "REQUEUED",
-    "RESIZING",
-    "REVOKED",
-    "SUSPENDED",
-    "TIMEOUT",
+/// Slurm's job states (sacct's JOB STATE CODES), as sacct prints them,
+/// with their SWF status (`None`: unknown, -1).
+const STATES: [(&str, Option<JobStatus>); 15] = [
+    ("BOOT_FAIL", Some(JobStatus::Failed)),
+    ("CANCELLED", Some(JobStatus::Cancelled)),
+    ("COMPLETED", Some(JobStatus::Completed)),
+    ("DEADLINE", Some(JobStatus::Failed)),
+    ("FAILED", Some(JobStatus::Failed)),
+    ("NODE_FAIL", Some(JobStatus::Failed)),
+    ("OUT_OF_MEMORY", Some(JobStatus::Failed)),
+    ("PENDING", None),
+    ("PREEMPTED", Some(JobStatus::Failed)),
+    ("RUNNING", None),
+    ("REQUEUED", None),
+    ("RESIZING", None),
+    ("REVOKED", None),
+    ("SUSPENDED", None),
+    ("TIMEOUT", Some(JobStatus::Failed)),
 ];
 
 /// The SWF status of a State (`Ok(None)`: unknown, -1), or `Err` for a
 /// State that is not Slurm's.
 fn status(value: &str) -> Result<Option<JobStatus>, Problem> {
-    let state = value.split_whitespace().next().unwrap_or("");
-    Ok(match state {
-        "" | "PENDING" | "RUNNING" | "REQUEUED" | "RESIZING" | "REVOKED" | "SUSPENDED" => None,
-        "COMPLETED" => Some(JobStatus::Completed),
-        "FAILED" | "TIMEOUT" | "NODE_FAIL" | "OUT_OF_MEMORY" | "PREEMPTED" | "BOOT_FAIL"
-        | "DEADLINE" => Some(JobStatus::Failed),
-        "CANCELLED" => Some(JobStatus::Cancelled),
-        _ => {
-            return Err(problem(
-                "State",
-                value,
-                format!(
-                    "not a Slurm job state (one of {}); read leniently to keep the job with \
-                     status unknown (-1)",
-                    STATES.join(", ")
-                ),
-            ));
-        }
-    })
+    // "CANCELLED by 1234": the state is the first word.
+    let Some(state) = value.split_whitespace().next() else {
+        return Ok(None);
+    };
+    match STATES.iter().find(|(name, _)| *name == state) {
+        Some(&(_, status)) => Ok(status),
+        None => Err(problem(
+            "State",
+            value,
+            format!(
+                "not a Slurm job state (one of {}); read leniently to keep the job with \
+                 status unknown (-1)",
+                STATES.map(|(name, _)| name).join(", ")
+            ),
+        )),
+    }
 }
 
 /// One accounting line, before times are made relative.
