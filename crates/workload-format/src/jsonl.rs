@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use crate::header::Header;
 use crate::read::open_input;
-use crate::record::Record;
+use crate::record::{JobStatus, Record, RequestType};
 use crate::workload::{PlacedComment, Workload};
 use crate::{MAX_TIME, ReadError};
 
@@ -91,16 +91,6 @@ const CWF_KEYS: [&str; 3] = ["requested_start_time", "request_type", "amount"];
 /// The record keys holding times, bounded by [`MAX_TIME`] (the SWF reader's
 /// fields 2, 3, 4 and 9).
 const TIME_KEYS: [&str; 4] = ["submit_time", "wait_time", "run_time", "requested_time"];
-
-/// The statuses as the writer spells them, in code order 0 to 5.
-const STATUS_NAMES: [&str; 6] = [
-    "Failed",
-    "Completed",
-    "PartialToBeContinued",
-    "PartialLastCompleted",
-    "PartialLastFailed",
-    "Cancelled",
-];
 
 /// Writes `workload` as JSON lines (layout in the module docs).
 pub fn write_json_lines<W: Write>(workload: &Workload, mut out: W) -> Result<W, JsonLinesError> {
@@ -342,13 +332,10 @@ fn check_cpu_time(value: &mut Value) -> Result<(), String> {
 fn check_status(value: &mut Value) -> Result<(), String> {
     let name = match &*value {
         Value::Null => return Ok(()),
-        Value::String(name) if STATUS_NAMES.contains(&name.as_str()) => return Ok(()),
+        Value::String(name) if JobStatus::ALL.iter().any(|s| s.name() == name) => return Ok(()),
         Value::Number(n) if n.as_i64() == Some(-1) => None,
-        Value::Number(n) => match n
-            .as_u64()
-            .and_then(|c| STATUS_NAMES.get(usize::try_from(c).ok()?))
-        {
-            Some(&name) => Some(name),
+        Value::Number(n) => match n.as_u64().and_then(JobStatus::from_code) {
+            Some(status) => Some(status.name()),
             None => return Err(bad_status(value)),
         },
         _ => return Err(bad_status(value)),
@@ -360,7 +347,7 @@ fn check_status(value: &mut Value) -> Result<(), String> {
 fn bad_status(value: &Value) -> String {
     format!(
         "field status: {value} is not a job status ({} or a code 0 to 5; null or -1 for unknown)",
-        STATUS_NAMES.join(", ")
+        JobStatus::ALL.map(JobStatus::name).join(", ")
     )
 }
 
@@ -375,17 +362,24 @@ fn check_cwf(cwf: &mut Value) -> Result<(), String> {
     if let Some(key) = object.keys().find(|k| !CWF_KEYS.contains(&k.as_str())) {
         return Err(format!("unknown cwf field {key:?}"));
     }
-    let request_type = match object.get("request_type") {
-        Some(Value::String(t)) if ["S", "ET", "RT", "EP", "RP"].contains(&t.as_str()) => t.clone(),
-        Some(other) => {
-            return Err(format!(
-                "field cwf.request_type: {other} is not a request type (\"S\", \"ET\", \"RT\", \
-                 \"EP\" or \"RP\")"
-            ));
-        }
-        None => return Err("field cwf.request_type is missing".into()),
+    let Some(value) = object.get("request_type") else {
+        return Err("field cwf.request_type is missing".into());
     };
-    let timed = request_type == "ET" || request_type == "RT";
+    let Some(request_type) = value.as_str().and_then(RequestType::from_token) else {
+        let tokens: Vec<String> = RequestType::ALL
+            .iter()
+            .map(|t| format!("{:?}", t.as_str()))
+            .collect();
+        let (last, others) = tokens.split_last().expect("request types");
+        return Err(format!(
+            "field cwf.request_type: {value} is not a request type ({} or {last})",
+            others.join(", ")
+        ));
+    };
+    let timed = matches!(
+        request_type,
+        RequestType::ExtendTime | RequestType::ReduceTime
+    );
     for (key, time) in [("requested_start_time", true), ("amount", timed)] {
         if let Some(value) = object.get_mut(key)
             && whole(&format!("cwf.{key}"), value, time)?.is_none()
@@ -570,6 +564,6 @@ mod field_tests {
         assert_eq!(w.records, [expected]);
         // Status codes read as the names the writer writes.
         let w = read_json_lines(r#"{"job_number":1,"status":5}"#.as_bytes(), "j.jsonl").unwrap();
-        assert_eq!(w.records[0].status, Some(crate::JobStatus::Cancelled));
+        assert_eq!(w.records[0].status, Some(JobStatus::Cancelled));
     }
 }

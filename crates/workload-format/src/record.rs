@@ -87,6 +87,15 @@ pub enum RequestType {
 }
 
 impl RequestType {
+    /// Every request type, in the order the CWF definition lists them.
+    pub const ALL: [Self; 5] = [
+        Self::Submit,
+        Self::ExtendTime,
+        Self::ReduceTime,
+        Self::ExtendProcessors,
+        Self::ReduceProcessors,
+    ];
+
     /// The token written in field 20.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -100,14 +109,7 @@ impl RequestType {
 
     /// Parses a field-20 token (`S`, `ET`, `RT`, `EP`, `RP`; exact case).
     pub fn from_token(token: &str) -> Option<Self> {
-        Some(match token {
-            "S" => Self::Submit,
-            "ET" => Self::ExtendTime,
-            "RT" => Self::ReduceTime,
-            "EP" => Self::ExtendProcessors,
-            "RP" => Self::ReduceProcessors,
-            _ => return None,
-        })
+        Self::ALL.into_iter().find(|t| t.as_str() == token)
     }
 }
 
@@ -129,6 +131,28 @@ pub enum JobStatus {
 }
 
 impl JobStatus {
+    /// Every status, in code order (0 to 5).
+    pub const ALL: [Self; 6] = [
+        Self::Failed,
+        Self::Completed,
+        Self::PartialToBeContinued,
+        Self::PartialLastCompleted,
+        Self::PartialLastFailed,
+        Self::Cancelled,
+    ];
+
+    /// The name serde (and so JSON lines) writes: the variant's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Failed => "Failed",
+            Self::Completed => "Completed",
+            Self::PartialToBeContinued => "PartialToBeContinued",
+            Self::PartialLastCompleted => "PartialLastCompleted",
+            Self::PartialLastFailed => "PartialLastFailed",
+            Self::Cancelled => "Cancelled",
+        }
+    }
+
     /// The numeric code written in field 11.
     pub fn code(self) -> u8 {
         match self {
@@ -143,15 +167,7 @@ impl JobStatus {
 
     /// The status for a numeric code, if it is one of `0..=5`.
     pub fn from_code(code: u64) -> Option<Self> {
-        Some(match code {
-            0 => Self::Failed,
-            1 => Self::Completed,
-            2 => Self::PartialToBeContinued,
-            3 => Self::PartialLastCompleted,
-            4 => Self::PartialLastFailed,
-            5 => Self::Cancelled,
-            _ => return None,
-        })
+        Self::ALL.get(usize::try_from(code).ok()?).copied()
     }
 }
 
@@ -215,5 +231,31 @@ impl Record {
     /// The requested start time of a dedicated CWF job.
     pub fn requested_start_time(&self) -> Option<u64> {
         self.cwf.and_then(|c| c.requested_start_time)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lists_of_statuses_and_request_types_follow_the_codes_and_serde() {
+        for (code, status) in JobStatus::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(status.code()), code);
+            assert_eq!(JobStatus::from_code(code as u64), Some(status));
+            // JSON lines reads back the names serde writes.
+            let written = serde_json::to_string(&status).unwrap();
+            assert_eq!(written, format!("{:?}", status.name()));
+        }
+        assert_eq!(JobStatus::from_code(6), None);
+        for request_type in RequestType::ALL {
+            assert_eq!(
+                RequestType::from_token(request_type.as_str()),
+                Some(request_type)
+            );
+            let written = serde_json::to_string(&request_type).unwrap();
+            assert_eq!(written, format!("{:?}", request_type.as_str()));
+        }
+        assert_eq!(RequestType::from_token("s"), None);
     }
 }
