@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use schedsim_run::{WorkloadFileError, WorkloadInput};
 use serde::Serialize;
-use workload_format::{BatsimError, FIELD_NAMES, JsonLinesError, ReadError, ReadOptions, Record};
+use workload_format::{FIELD_NAMES, ReadError, ReadOptions, Record};
 
 use crate::CommandError;
 
@@ -59,31 +59,16 @@ impl StatsArgs {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StatsError {
-    /// The file could not be read, or (strict) holds a bad line.
+    /// The file could not be read, or holds a bad line or job (for SWF,
+    /// CWF and Batsim's JSON, in strict mode only).
     #[error(transparent)]
-    Read(#[from] ReadError),
-    /// A Batsim JSON file could not be read or holds a bad job.
-    #[error(transparent)]
-    Batsim(#[from] BatsimError),
-    /// A JSON lines file could not be read or holds a bad line.
-    #[error(transparent)]
-    JsonLines(#[from] JsonLinesError),
+    Read(#[from] WorkloadFileError),
     /// The report could not be written.
     #[error("cannot write the report")]
     Output(#[source] io::Error),
 }
 
 impl CommandError for StatsError {}
-
-impl From<WorkloadFileError> for StatsError {
-    fn from(error: WorkloadFileError) -> Self {
-        match error {
-            WorkloadFileError::Read(error) => error.into(),
-            WorkloadFileError::Batsim(error) => error.into(),
-            WorkloadFileError::JsonLines(error) => error.into(),
-        }
-    }
-}
 
 /// Nearest-rank percentiles of a set of values.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -245,7 +230,7 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
     let mut sizes = Vec::new();
     let mut run_times = Vec::new();
     for record in records {
-        let record = record?;
+        let record = record.map_err(WorkloadFileError::from)?;
         count_unknowns(&record, &mut unknown);
         if record.is_command() {
             commands += 1;

@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 
 use schedsim_run::{WorkloadFileError, WorkloadInput, plural};
 use schedsim_sim_core::{Calendar, CalendarError};
-use workload_format::{
-    BatsimError, Header, JsonLinesError, ReadError, ReadOptions, ReadSummary, Reader, Workload,
-};
+use workload_format::{Header, ReadOptions, ReadSummary, Reader, Workload};
 
 use crate::{CommandError, error_line};
 
@@ -58,26 +56,13 @@ pub enum FileOutcome {
         /// then header keys given twice with different values.
         warnings: Vec<String>,
     },
-    /// Strict mode met a bad line, or the file could not be read.
+    /// The file could not be read, or holds a bad line or job (for SWF,
+    /// CWF and Batsim's JSON, in strict mode only).
     Failed {
         /// The file.
         path: PathBuf,
         /// Why.
-        error: ReadError,
-    },
-    /// A Batsim JSON file could not be read or (strict) holds a bad job.
-    FailedBatsim {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        error: BatsimError,
-    },
-    /// A JSON lines file could not be read or holds a bad line.
-    FailedJsonLines {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        error: JsonLinesError,
+        error: WorkloadFileError,
     },
     /// The header's time zone or start time cannot make a calendar
     /// (`simulate` refuses the file for the same reason).
@@ -132,10 +117,7 @@ pub fn validate(
         .filter(|o| {
             matches!(
                 o,
-                FileOutcome::Failed { .. }
-                    | FileOutcome::FailedBatsim { .. }
-                    | FileOutcome::FailedJsonLines { .. }
-                    | FileOutcome::BadCalendar { .. }
+                FileOutcome::Failed { .. } | FileOutcome::BadCalendar { .. }
             )
         })
         .count();
@@ -154,15 +136,7 @@ fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
     match schedsim_run::open_workload(path, options) {
         Ok(WorkloadInput::Whole(workload)) => read_whole(path, *workload),
         Ok(WorkloadInput::Stream(reader)) => stream(path, *reader),
-        Err(WorkloadFileError::Read(error)) => FileOutcome::Failed {
-            path: path.to_path_buf(),
-            error,
-        },
-        Err(WorkloadFileError::Batsim(error)) => FileOutcome::FailedBatsim {
-            path: path.to_path_buf(),
-            error,
-        },
-        Err(WorkloadFileError::JsonLines(error)) => FileOutcome::FailedJsonLines {
+        Err(error) => FileOutcome::Failed {
             path: path.to_path_buf(),
             error,
         },
@@ -205,7 +179,7 @@ fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutco
             Err(error) => {
                 return FileOutcome::Failed {
                     path: path.to_path_buf(),
-                    error,
+                    error: error.into(),
                 };
             }
             Ok(record) if !record.is_command() => numbers.push((record.job_number, index)),
@@ -220,10 +194,6 @@ fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutco
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {
     match outcome {
         FileOutcome::Failed { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
-        FileOutcome::FailedBatsim { error, .. } => writeln!(out, "FAIL  {}", error_line(error)),
-        FileOutcome::FailedJsonLines { error, .. } => {
-            writeln!(out, "FAIL  {}", error_line(error))
-        }
         FileOutcome::BadCalendar { path, error } => writeln!(
             out,
             "FAIL  {}: header UnixStartTime, TimeZoneString or TimeZone: {error}",
