@@ -313,11 +313,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         sacct = Some(import);
         workload
     } else {
-        let options = if args.lenient {
-            ReadOptions::lenient()
-        } else {
-            ReadOptions::strict()
-        };
+        let options = ReadOptions::lenient_if(args.lenient);
         read_path(&args.input, &options)?
     };
     let mut summary = ConvertSummary {

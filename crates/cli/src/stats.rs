@@ -207,11 +207,7 @@ pub(crate) fn job_size(record: &Record) -> Option<u64> {
 /// Reads `args.file` (streaming), computes the statistics, writes them (text
 /// or JSON) to `out` and returns them.
 pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError> {
-    let options = if args.lenient {
-        ReadOptions::lenient()
-    } else {
-        ReadOptions::strict()
-    };
+    let options = ReadOptions::lenient_if(args.lenient);
     let mut input = schedsim_run::open_workload(&args.file, &options)?;
     let records: Box<dyn Iterator<Item = Result<Record, ReadError>>> = match &mut input {
         // The records are not needed after this loop: moved, not copied.

@@ -100,12 +100,7 @@ pub fn validate(
     args: &ValidateArgs,
     out: &mut dyn Write,
 ) -> Result<Vec<FileOutcome>, ValidateError> {
-    let options = if args.lenient {
-        ReadOptions::lenient()
-    } else {
-        ReadOptions::strict()
-    }
-    .with_max_examples(args.examples);
+    let options = ReadOptions::lenient_if(args.lenient).with_max_examples(args.examples);
     let mut outcomes = Vec::with_capacity(args.files.len());
     for path in &args.files {
         let outcome = check(path, &options);

@@ -820,11 +820,7 @@ pub fn builtin_params() -> LublinParams {
 pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
     match &args.workload {
         Some(path) => {
-            let options = if args.lenient {
-                ReadOptions::lenient()
-            } else {
-                ReadOptions::strict()
-            };
+            let options = ReadOptions::lenient_if(args.lenient);
             std::thread::scope(|scope| {
                 // The hash on one helper thread, the parsing on another,
                 // while this one normalizes the records parsed so far
@@ -924,11 +920,7 @@ pub fn read_workload(
 ) -> Result<(WorkloadSource, Workload, Option<ReadSummary>), SimulateError> {
     Ok(match &args.workload {
         Some(path) => {
-            let options = if args.lenient {
-                ReadOptions::lenient()
-            } else {
-                ReadOptions::strict()
-            };
+            let options = ReadOptions::lenient_if(args.lenient);
             let sha256 = sha256_file(path)?;
             let workload = match open_workload(path, &options)? {
                 WorkloadInput::Whole(workload) => *workload,

@@ -71,6 +71,15 @@ impl ReadOptions {
         }
     }
 
+    /// Lenient mode if `lenient`, else strict (a command's `--lenient`).
+    pub fn lenient_if(lenient: bool) -> Self {
+        if lenient {
+            Self::lenient()
+        } else {
+            Self::strict()
+        }
+    }
+
     /// The same options keeping `n` example problems.
     pub fn with_max_examples(self, n: usize) -> Self {
         Self {
