@@ -117,7 +117,7 @@ impl Format {
     /// `.gz`.
     pub fn of(path: &Path) -> Option<Self> {
         let name = path.file_name()?.to_str()?;
-        let name = name.strip_suffix(".gz").unwrap_or(name);
+        let name = workload_format::without_gz(name);
         let (_, extension) = name.rsplit_once('.')?;
         match extension.to_ascii_lowercase().as_str() {
             "swf" => Some(Self::Swf),
@@ -174,7 +174,7 @@ pub fn mapping_path(output: &Path) -> PathBuf {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("workload");
-    let name = name.strip_suffix(".gz").unwrap_or(name);
+    let name = workload_format::without_gz(name);
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     output.with_file_name(format!("{stem}.mapping.csv"))
 }
@@ -526,4 +526,18 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_name_ignore_case_and_gz() {
+        assert_eq!(Format::of(Path::new("a.swf.GZ")), Some(Format::Swf));
+        assert_eq!(Format::of(Path::new("a.CWF.gz")), Some(Format::Cwf));
+        assert_eq!(Format::of(Path::new("a.Json.Gz")), Some(Format::BatsimJson));
+        assert_eq!(Format::of(Path::new("a.gz")), None);
+        assert_eq!(Format::of(Path::new("a.txt.gz")), None);
+    }
 }

@@ -280,18 +280,10 @@ impl EnvCore {
         };
         let workload = match &path {
             Some(path) => {
-                let options = if lenient {
-                    workload_format::ReadOptions::lenient()
-                } else {
-                    workload_format::ReadOptions::strict()
-                };
-                if schedsim_run::is_batsim_json(path) {
-                    workload_format::read_batsim_path(path, lenient)
-                        .map_err(runtime_error)?
-                        .0
-                } else {
-                    workload_format::read_path(path, &options).map_err(runtime_error)?
-                }
+                let options = workload_format::ReadOptions::lenient_if(lenient);
+                schedsim_run::open_workload(path, &options)
+                    .and_then(schedsim_run::WorkloadInput::into_workload)
+                    .map_err(runtime_error)?
             }
             None => {
                 let params = lublin_model::LublinParams::for_machine(procs);

@@ -167,23 +167,15 @@ fn compare(
     serde_json::to_string(&comparison).map_err(value_error)
 }
 
-/// Reads a workload file (SWF, CWF, Batsim JSON; plain or gzip): its header
+/// Reads a workload file (SWF, CWF, Batsim JSON, JSON lines; plain or gzip): its header
 /// lines and one list per field (-1 where unknown).
 #[pyfunction]
 #[pyo3(signature = (path, lenient=false))]
 fn read_workload(py: Python<'_>, path: PathBuf, lenient: bool) -> PyResult<Py<PyAny>> {
-    let workload = if schedsim_run::is_batsim_json(&path) {
-        workload_format::read_batsim_path(&path, lenient)
-            .map_err(|e| runtime_error(&e))?
-            .0
-    } else {
-        let options = if lenient {
-            workload_format::ReadOptions::lenient()
-        } else {
-            workload_format::ReadOptions::strict()
-        };
-        workload_format::read_path(&path, &options).map_err(|e| runtime_error(&e))?
-    };
+    let options = workload_format::ReadOptions::lenient_if(lenient);
+    let workload = schedsim_run::open_workload(&path, &options)
+        .and_then(schedsim_run::WorkloadInput::into_workload)
+        .map_err(|e| runtime_error(&e))?;
     let records = &workload.records;
     let column = |f: &dyn Fn(&workload_format::Record) -> Option<u64>| -> Vec<i64> {
         records

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use workload_format::{
     BatsimError, JsonLinesError, Mode, ReadError, ReadOptions, Reader, Workload,
-    is_json_lines_path, open_path, read_batsim_path, read_json_lines_path,
+    is_json_lines_path, open_path, read_batsim_path, read_json_lines_path, without_gz,
 };
 
 /// Whether `path` names a Batsim JSON workload (`.json`, optionally
@@ -17,8 +17,7 @@ use workload_format::{
 pub fn is_batsim_json(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
-        .map(|n| n.strip_suffix(".gz").unwrap_or(n))
-        .is_some_and(|n| n.to_ascii_lowercase().ends_with(".json"))
+        .is_some_and(|n| without_gz(n).to_ascii_lowercase().ends_with(".json"))
 }
 
 /// A workload file opened by [`open_workload`].
@@ -46,6 +45,19 @@ pub enum WorkloadFileError {
     JsonLines(#[from] JsonLinesError),
 }
 
+impl WorkloadInput {
+    /// The whole workload, the stream's records read to the end.
+    ///
+    /// # Errors
+    /// An I/O error, or (strict) the first bad line of an SWF/CWF stream.
+    pub fn into_workload(self) -> Result<Workload, WorkloadFileError> {
+        Ok(match self {
+            WorkloadInput::Whole(workload) => *workload,
+            WorkloadInput::Stream(reader) => reader.into_workload()?,
+        })
+    }
+}
+
 /// Opens a workload file as `simulate` reads it: `.json` (optionally
 /// `.gz`) as Batsim's JSON, `.jsonl` as JSON lines (strictly, whatever
 /// `options` say), anything else as SWF or CWF, streamed.
@@ -65,4 +77,23 @@ pub fn open_workload(
     } else {
         WorkloadInput::Stream(Box::new(open_path(path, options)?))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_choose_the_reader_in_any_case() {
+        // `.gz` in capitals used to hide `.json` (read as SWF) while
+        // `.jsonl.GZ` was found: every suffix is told apart ignoring case.
+        for name in ["w.json", "w.JSON", "w.json.gz", "w.json.GZ", "w.Json.Gz"] {
+            assert!(is_batsim_json(Path::new(name)), "{name}");
+        }
+        for name in ["w.jsonl", "w.jsonl.GZ", "w.swf.gz", "w.json.gz.swf", "json"] {
+            assert!(!is_batsim_json(Path::new(name)), "{name}");
+        }
+        assert!(is_json_lines_path("w.JSONL.gz"));
+        assert!(!is_json_lines_path("w.json.gz"));
+    }
 }

@@ -922,10 +922,7 @@ pub fn read_workload(
         Some(path) => {
             let options = ReadOptions::lenient_if(args.lenient);
             let sha256 = sha256_file(path)?;
-            let workload = match open_workload(path, &options)? {
-                WorkloadInput::Whole(workload) => *workload,
-                WorkloadInput::Stream(reader) => reader.into_workload()?,
-            };
+            let workload = open_workload(path, &options)?.into_workload()?;
             let summary = workload.summary.clone();
             let source = WorkloadSource::File {
                 path: path.clone(),
@@ -2036,7 +2033,7 @@ pub fn write_jobs_csv(
 }
 
 /// jobs.csv's `workload_name`: the workload file's name without its
-/// extensions, with the characters CSV and evalys give a meaning (`,`, `!`,
+/// format's extension and `.gz` (in any case), with the characters CSV and evalys give a meaning (`,`, `!`,
 /// quotes, whitespace) replaced by `_`.
 fn workload_name(source: &WorkloadSource) -> String {
     let name = match source {
@@ -2044,11 +2041,16 @@ fn workload_name(source: &WorkloadSource) -> String {
             let file = path
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            let mut stem = file.as_str();
-            for extension in [".gz", ".swf", ".cwf", ".json", ".jsonl"] {
-                stem = stem.strip_suffix(extension).unwrap_or(stem);
+            let stem = workload_format::without_gz(&file);
+            let extension = stem.rsplit_once('.').map_or("", |(_, e)| e);
+            if ["swf", "cwf", "json", "jsonl"]
+                .iter()
+                .any(|known| extension.eq_ignore_ascii_case(known))
+            {
+                stem[..stem.len() - extension.len() - 1].to_owned()
+            } else {
+                stem.to_owned()
             }
-            stem.to_owned()
         }
         WorkloadSource::Builtin { .. } => "builtin".to_owned(),
         WorkloadSource::Cwf { .. } => "cwf".to_owned(),
@@ -2917,6 +2919,24 @@ mod tests {
             "{killed:?}"
         );
         assert!(killed[0].contains("--overrun extend"));
+    }
+
+    #[test]
+    fn workload_names_drop_the_format_extension_in_any_case() {
+        let name = |file: &str| {
+            workload_name(&WorkloadSource::File {
+                path: PathBuf::from("traces").join(file),
+                sha256: String::new(),
+            })
+        };
+        assert_eq!(name("KTH.swf.gz"), "KTH");
+        assert_eq!(name("KTH.SWF.GZ"), "KTH");
+        assert_eq!(name("w.jsonl"), "w");
+        assert_eq!(name("w.Json"), "w");
+        // Only the last extension is the format's.
+        assert_eq!(name("w.json.swf"), "w.json");
+        assert_eq!(name("w.txt"), "w.txt");
+        assert_eq!(name("a b,c.cwf"), "a_b_c");
     }
 
     #[test]

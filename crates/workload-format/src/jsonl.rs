@@ -141,8 +141,8 @@ pub fn is_json_lines_path(path: impl AsRef<Path>) -> bool {
     path.as_ref()
         .file_name()
         .and_then(|n| n.to_str())
-        .map(|n| n.to_ascii_lowercase())
-        .is_some_and(|n| n.strip_suffix(".gz").unwrap_or(&n).ends_with(".jsonl"))
+        .map(|n| crate::without_gz(n).to_ascii_lowercase())
+        .is_some_and(|n| n.ends_with(".jsonl"))
 }
 
 /// Reads JSON lines (layout and checks in the module docs); `source_name`

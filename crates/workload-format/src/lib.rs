@@ -165,4 +165,6 @@ pub use record::{CwfFields, JobStatus, Record, RequestType};
 pub use sacct::{SacctError, SacctImport, SacctMapping, SacctOptions, SacctSummary, import_sacct};
 pub use summary::{Issue, ReadSummary};
 pub use workload::{PlacedComment, Workload};
-pub use write::{PathOutput, Writer, create_path, workload_to_string, write_path, write_workload};
+pub use write::{
+    PathOutput, Writer, create_path, without_gz, workload_to_string, write_path, write_workload,
+};

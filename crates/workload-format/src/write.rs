@@ -139,6 +139,22 @@ pub fn write_path(workload: &Workload, path: impl AsRef<Path>) -> Result<(), Wri
     output.finish()
 }
 
+/// `name` without a final `.gz` (in any case: `x.swf.GZ` is `x.swf`), the
+/// suffix that marks a gzip-compressed file in every command.
+///
+/// ```
+/// assert_eq!(workload_format::without_gz("log.SWF.Gz"), "log.SWF");
+/// assert_eq!(workload_format::without_gz("log.swf"), "log.swf");
+/// ```
+pub fn without_gz(name: &str) -> &str {
+    match name.len().checked_sub(3) {
+        Some(cut) if name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".gz") => {
+            &name[..cut]
+        }
+        _ => name,
+    }
+}
+
 /// A file to write to, gzip-compressing when its name ends in `.gz`; wrap
 /// it in a [`Writer`], and call [`PathOutput::finish`] on what
 /// [`Writer::finish`] returns to complete the gzip stream.
@@ -151,7 +167,7 @@ pub fn create_path(path: impl AsRef<Path>) -> Result<PathOutput, WriteError> {
     let gzip = path
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(".gz"));
+        .is_some_and(|n| without_gz(n).len() < n.len());
     Ok(PathOutput {
         inner: if gzip {
             Output::Gzip(Box::new(GzEncoder::new(
