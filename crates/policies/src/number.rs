@@ -52,6 +52,21 @@ pub(crate) fn whole_range(min: i128, max: i128) -> String {
     format!("{} to {}", bound(min), bound(max))
 }
 
+/// `out of range: MIN to MAX` and `unit` (` seconds`, or empty), the reason
+/// configuration files give for a number outside `min..=max`.
+pub(crate) fn out_of_range(min: i128, max: i128, unit: &str) -> String {
+    format!("out of range: {}{unit}", whole_range(min, max))
+}
+
+/// A `u32` of a configuration file (a weight, a share), or the reason the
+/// text is refused: no non-negative integer, or one beyond `u32`.
+pub(crate) fn non_negative_u32(text: &str) -> Result<u32, String> {
+    whole(text, 0, u32::MAX.into()).map_err(|refused| match refused {
+        Refused::NotANumber => "expected a non-negative integer".to_owned(),
+        Refused::OutOfRange => out_of_range(0, u32::MAX.into(), ""),
+    })
+}
+
 /// `min..=max` of reals for a message: `0 to 1`, or `0 or more (finite)`
 /// when `max` is `f64::MAX`.
 pub(crate) fn real_range(min: f64, max: f64) -> String {
@@ -98,6 +113,23 @@ mod tests {
         assert_eq!(real("half", 0.0, 1.0), Err(Refused::NotANumber));
         assert_eq!(whole_range(1, 8), "1 to 8");
         assert_eq!(whole_range(3, 1 << 53), "3 to 9007199254740992 (2^53)");
+        assert_eq!(
+            out_of_range(0, MAX_TIME.into(), " seconds"),
+            "out of range: 0 to 9007199254740992 (2^53) seconds"
+        );
+        assert_eq!(non_negative_u32("4294967295"), Ok(u32::MAX));
+        assert_eq!(
+            non_negative_u32("4294967296").unwrap_err(),
+            "out of range: 0 to 4294967295"
+        );
+        assert_eq!(
+            non_negative_u32("-1").unwrap_err(),
+            "out of range: 0 to 4294967295"
+        );
+        assert_eq!(
+            non_negative_u32("1.5").unwrap_err(),
+            "expected a non-negative integer"
+        );
         assert_eq!(real_range(0.0, 1.0), "0 to 1");
         assert_eq!(real_range(0.0, f64::MAX), "0 or more (finite)");
     }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use schedsim_sim_core::{MAX_TIME, Time};
 
-use crate::number::Refused;
+use crate::number::{non_negative_u32, out_of_range, whole, whole_range};
 
 /// Why a slurm.conf (or a shares file) could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -267,19 +267,12 @@ impl SlurmConf {
                 value: value.to_owned(),
                 reason: reason.to_owned(),
             };
-            let weight = || {
-                crate::number::whole::<u32>(value, 0, u32::MAX.into()).map_err(|refused| {
-                    bad(match refused {
-                        Refused::NotANumber => "expected a non-negative integer",
-                        Refused::OutOfRange => "out of range: 0 to 4294967295",
-                    })
-                })
-            };
+            let weight = || non_negative_u32(value).map_err(|reason| bad(&reason));
             let duration = || {
                 let time = parse_time_string(value).ok_or_else(|| bad("expected a time string: minutes, hh:mm:ss, days-hh, days-hh:mm or days-hh:mm:ss"))?;
                 // Simulated times stop at 2^53 s; so do these, added to them.
                 if time > MAX_TIME {
-                    return Err(bad("out of range: 0 to 9007199254740992 (2^53) seconds"));
+                    return Err(bad(&out_of_range(0, MAX_TIME.into(), " seconds")));
                 }
                 Ok(time)
             };
@@ -373,11 +366,12 @@ impl SlurmConf {
                 reason: reason.to_owned(),
             };
             let number = |min: i64, max: i64| -> Result<i64, SlurmConfError> {
-                setting
-                    .parse::<i64>()
-                    .ok()
-                    .filter(|n| (min..=max).contains(n))
-                    .ok_or_else(|| bad(&format!("expected an integer from {min} to {max}")))
+                whole(setting, min.into(), max.into()).map_err(|_| {
+                    bad(&format!(
+                        "expected an integer from {}",
+                        whole_range(min.into(), max.into())
+                    ))
+                })
             };
             let backfill = &mut self.backfill;
             match name {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::conf::SlurmConfError;
-use crate::number::Refused;
+use crate::number::non_negative_u32;
 
 /// Fair-share shares of accounts and users, and the priorities of
 /// partitions and QOS, read from a small text file:
@@ -111,18 +111,9 @@ impl SharesFile {
             }
             let number = |key: &str, required: bool| -> Result<Option<u32>, SlurmConfError> {
                 match values.get(key) {
-                    Some(value) => crate::number::whole::<u32>(value, 0, u32::MAX.into())
+                    Some(value) => non_negative_u32(value)
                         .map(Some)
-                        .map_err(|refused| {
-                            bad(
-                                key,
-                                value,
-                                match refused {
-                                    Refused::NotANumber => "expected a non-negative integer",
-                                    Refused::OutOfRange => "out of range: 0 to 4294967295",
-                                },
-                            )
-                        }),
+                        .map_err(|reason| bad(key, value, &reason)),
                     None if required => Err(bad_line(format!("`{key}=` is missing"))),
                     None => Ok(None),
                 }
