@@ -202,42 +202,52 @@ impl ScojoPect {
     /// Advances the slice clock to `now`; returns the classes of the slices
     /// that ended (in order), empty if none did.
     fn advance_clock(&mut self, now: Time) -> Vec<JobClass> {
-        let Some((mut index, mut end)) = self.clock else {
+        let Some(mut clock) = self.clock else {
             self.clock = Some((0, now + self.slices[0].1));
             self.counters.slices += 1;
             return Vec::new();
         };
         let cycle: Time = self.slices.iter().map(|&(_, l)| l).sum();
-        if std::mem::take(&mut self.quiet) && end < now {
+        if std::mem::take(&mut self.quiet) {
             // The slice ends before now, which the last call skipped: as
             // calls at each they would have changed nothing.
-            let skipped = (now - end - 1) / cycle;
-            end += skipped * cycle;
-            self.counters.slices += skipped as u64 * self.slices.len() as u64;
-            while end < now {
-                index = (index + 1) % self.slices.len();
-                end += self.slices[index].1;
-                self.counters.slices += 1;
-            }
+            clock = self.pass_slice_ends(clock, now, cycle, None);
         }
         let mut ended = Vec::new();
-        if now >= end + cycle {
-            // A long idle stretch: skip whole cycles at once.
-            let skipped = (now - end) / cycle;
+        self.clock = Some(self.pass_slice_ends(clock, now + 1, cycle, Some(&mut ended)));
+        ended
+    }
+
+    /// Moves the slice clock `(index, end)` past every slice end before
+    /// `until`, counting the slices; `ended` gets the classes of the slices
+    /// passed, once each. Whole cycles are skipped at once: a long idle
+    /// stretch, or quiet slice ends, may span billions of them.
+    fn pass_slice_ends(
+        &mut self,
+        (mut index, mut end): (usize, Time),
+        until: Time,
+        cycle: Time,
+        mut ended: Option<&mut Vec<JobClass>>,
+    ) -> (usize, Time) {
+        if until > end + cycle {
+            let skipped = (until - end - 1) / cycle;
             end += skipped * cycle;
             self.counters.slices += skipped as u64 * self.slices.len() as u64;
-            ended.extend(self.slices.iter().map(|&(c, _)| c));
+            if let Some(ended) = ended.as_deref_mut() {
+                ended.extend(self.slices.iter().map(|&(c, _)| c));
+            }
         }
-        while now >= end {
-            if !ended.contains(&self.slices[index].0) {
+        while end < until {
+            if let Some(ended) = ended.as_deref_mut()
+                && !ended.contains(&self.slices[index].0)
+            {
                 ended.push(self.slices[index].0);
             }
             index = (index + 1) % self.slices.len();
             end += self.slices[index].1;
             self.counters.slices += 1;
         }
-        self.clock = Some((index, end));
-        ended
+        (index, end)
     }
 
     /// Builds the call's processor sets from the view.
