@@ -382,9 +382,29 @@ impl CellResult {
         hex(&Sha256::digest(json))
     }
 
-    /// Sets `digest` to the result's content digest.
-    pub fn seal(&mut self) {
-        self.digest = self.content_digest();
+    /// Sets `digest` to the result's content digest and returns the
+    /// result's JSON, as its file holds it (without the line end).
+    ///
+    /// # Errors
+    /// The result cannot be encoded as JSON (plain data: it can).
+    pub fn seal(&mut self) -> serde_json::Result<Vec<u8>> {
+        self.digest.clear();
+        let mut json = serde_json::to_vec(self)?;
+        self.digest = hex(&Sha256::digest(&json));
+        // A result file holds a whole run's jobs: the digest goes into the
+        // bytes it was computed over rather than the result being encoded
+        // again. `hash` and `digest` lead the object, and no quote in an
+        // encoded string follows a comma, so the first `,"digest":""` is
+        // the field.
+        const EMPTY: &[u8] = b",\"digest\":\"\"";
+        match json.windows(EMPTY.len()).position(|window| window == EMPTY) {
+            Some(at) => {
+                let quote = at + EMPTY.len() - 1;
+                json.splice(quote..quote, self.digest.bytes());
+            }
+            None => json = serde_json::to_vec(self)?,
+        }
+        Ok(json)
     }
 
     /// The result a cell's file holds, if it is that cell's: it parses,
@@ -577,6 +597,47 @@ mod tests {
     }
 
     const PINNED_HASH: &str = "b7ec33cc8b344055";
+
+    #[test]
+    fn sealed_json_is_the_trusted_encoding() {
+        let jobs = [
+            CompletedJob::new(5, 9, 19, 2),
+            CompletedJob::new(5, 5, 6, 1),
+        ];
+        let metrics =
+            schedsim_metrics::summarize(&jobs, &schedsim_metrics::MetricsConfig::new(4)).unwrap();
+        let config = config();
+        let mut result = CellResult {
+            hash: config.hash(),
+            digest: "stale".to_owned(),
+            config: config.clone(),
+            tool_version: "0".to_owned(),
+            policy_name: "EASY \"digest\":\"\"".to_owned(),
+            load_change: None,
+            offered_load: Some(0.5),
+            dropped_jobs: 0,
+            metrics,
+            groups: None,
+            deadlines: None,
+            split: None,
+            counters: vec![("digest".to_owned(), 1)],
+            jobs: CompactJobs::pack(&jobs),
+        };
+        let json = result.seal().unwrap();
+        // The digest spliced in gives the bytes encoding the sealed result.
+        assert_eq!(json, serde_json::to_vec(&result).unwrap());
+        assert_eq!(result.digest.len(), 64);
+        assert_eq!(result.content_digest(), result.digest);
+        let cell = Cell {
+            index: 0,
+            workload: 0,
+            load: 0,
+            policy: 0,
+            hash: config.hash(),
+            config,
+        };
+        assert_eq!(CellResult::trusted(&json, &cell).unwrap(), result);
+    }
 
     #[test]
     fn compact_jobs_round_trip() {

@@ -230,8 +230,7 @@ fn run_cell(
         counters: run.counters.clone(),
         jobs: CompactJobs::pack(&jobs),
     };
-    result.seal();
-    let mut json = serde_json::to_vec(&result).map_err(|e| e.to_string())?;
+    let mut json = result.seal().map_err(|e| e.to_string())?;
     json.push(b'\n');
     write_atomic(cells_dir, &format!("{}.json", cell.hash), &json)
         .map_err(|e| format!("cannot write {}: {e}", cells_dir.display()))?;
