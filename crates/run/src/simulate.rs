@@ -1220,12 +1220,22 @@ pub const SATURATION_WARNING_BACKLOG: f64 = 0.1;
 /// the arrivals, so the metrics depend on the trace's length).
 pub fn run_warnings(jobs: &JobSet, schedule: &Schedule, metrics: &RunMetrics) -> Vec<String> {
     let mut warnings = Vec::new();
-    let ran = (0..jobs.len())
-        .filter(|&i| schedule.final_state(JobId(i as u32)).ran())
-        .count();
-    let killed = (0..jobs.len())
-        .filter(|&i| schedule.final_state(JobId(i as u32)) == FinalState::CompletedWalltimeReached)
-        .count();
+    let (mut ran, mut killed) = (0_usize, 0_usize);
+    // Of the jobs that ran: (first submit, last submit, last start).
+    let mut span = None;
+    for (index, job) in jobs.jobs().iter().enumerate() {
+        let id = JobId(index as u32);
+        let state = schedule.final_state(id);
+        if state == FinalState::CompletedWalltimeReached {
+            killed += 1;
+        }
+        if state.ran() {
+            ran += 1;
+            let (submit, start) = (job.submit, schedule.start(id));
+            let (first, last, latest) = span.unwrap_or((submit, submit, start));
+            span = Some((first.min(submit), last.max(submit), latest.max(start)));
+        }
+    }
     if ran > 0 && killed as f64 > KILLED_WARNING_SHARE * ran as f64 {
         warnings.push(format!(
             "{killed} of {ran} jobs ({:.1}%) ran past their estimate and were killed at it, \
@@ -1234,20 +1244,9 @@ pub fn run_warnings(jobs: &JobSet, schedule: &Schedule, metrics: &RunMetrics) ->
             100.0 * killed as f64 / ran as f64
         ));
     }
-    let ran_ids = || {
-        (0..jobs.len())
-            .map(|i| JobId(i as u32))
-            .filter(|&id| schedule.final_state(id).ran())
-    };
-    let first_submit = ran_ids().map(|id| jobs.job(id).submit).min();
-    let last_submit = ran_ids().map(|id| jobs.job(id).submit).max();
-    let last_start = ran_ids().map(|id| schedule.start(id)).max();
-    let backlog = match (first_submit, last_submit, last_start) {
-        (Some(first), Some(last), Some(start)) => {
-            (start - last) as f64 > SATURATION_WARNING_BACKLOG * (last - first) as f64
-        }
-        _ => false,
-    };
+    let backlog = span.is_some_and(|(first, last, start)| {
+        (start - last) as f64 > SATURATION_WARNING_BACKLOG * (last - first) as f64
+    });
     if let Some(offered) = metrics.offered_load
         && metrics.utilization < SATURATION_WARNING_RATIO * offered
         && backlog
@@ -2919,6 +2918,12 @@ mod tests {
             "{killed:?}"
         );
         assert!(killed[0].contains("--overrun extend"));
+        // Killed at 10 s, 5 s apart, as the saturated run: both, the killed
+        // jobs first.
+        let both = warnings_of(10, 5, 20, 10);
+        assert_eq!(both.len(), 2, "{both:?}");
+        assert!(both[0].starts_with("10 of 10 jobs (100.0%)"), "{both:?}");
+        assert!(both[1].starts_with("the machine is saturated"), "{both:?}");
     }
 
     #[test]
