@@ -216,11 +216,8 @@ impl SlurmConf {
     /// The file cannot be read, or a key this simulation uses has a value
     /// it cannot parse (naming file, line, key and value).
     pub fn from_file(path: &Path) -> Result<Self, SlurmConfError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SlurmConfError::Read {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Self::parse(&text, &path.display().to_string())
+        let (text, name) = read_file(path)?;
+        Self::parse(&text, &name)
     }
 
     /// Reads slurm.conf text; `path` names it in errors and warnings.
@@ -405,6 +402,19 @@ impl SlurmConf {
              fair-share (2^(-usage/shares)); results will differ from your cluster"
                 .to_owned()
         })
+    }
+}
+
+/// The text of a slurm.conf or shares file, and the name its errors and
+/// warnings give it.
+pub(super) fn read_file(path: &Path) -> Result<(String, String), SlurmConfError> {
+    let name = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok((text, name)),
+        Err(e) => Err(SlurmConfError::Read {
+            path: name,
+            reason: e.to_string(),
+        }),
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::conf::SlurmConfError;
+use super::conf::{SlurmConfError, read_file};
 use crate::number::non_negative_u32;
 
 /// Fair-share shares of accounts and users, and the priorities of
@@ -49,11 +49,8 @@ impl SharesFile {
     /// The file cannot be read or a line is not valid (naming file, line,
     /// key and value).
     pub fn from_file(path: &Path) -> Result<Self, SlurmConfError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SlurmConfError::Read {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Self::parse(&text, &path.display().to_string())
+        let (text, name) = read_file(path)?;
+        Self::parse(&text, &name)
     }
 
     /// Reads shares-file text; `path` names it in errors.
