@@ -20,6 +20,9 @@ pub(crate) struct Checkpoint {
     version: u32,
     pub(crate) config: Config,
     pub(crate) bounds: Bounds,
+    /// The caller's description of the fitness (`RunOptions::context`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) context: Option<String>,
     pub(crate) cases: usize,
     pub(crate) generation: u32,
     pub(crate) parents: Vec<Individual>,
@@ -30,6 +33,7 @@ impl Checkpoint {
     pub(crate) fn new(
         config: Config,
         bounds: Bounds,
+        context: Option<String>,
         cases: usize,
         generation: u32,
         parents: Vec<Individual>,
@@ -40,6 +44,7 @@ impl Checkpoint {
             version: VERSION,
             config,
             bounds,
+            context,
             cases,
             generation,
             parents,

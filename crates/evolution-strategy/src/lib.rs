@@ -97,7 +97,9 @@
 //! checkpoint) and resumes from the file when it exists. A resumed run
 //! continues with generation k + 1 and ends with the same [`Outcome`] as an
 //! uninterrupted one; the number of generations may be raised on resume to
-//! extend a finished run. The fitness function must itself be
+//! extend a finished run. [`RunOptions::with_context`] records what the
+//! fitness function evaluates; a checkpoint made under another context is
+//! refused. The fitness function must itself be
 //! deterministic, and results are bit-identical on one platform (exp, ln and
 //! cos come from the platform's maths library).
 //!

@@ -106,6 +106,9 @@ pub struct RunOptions<'a> {
     pub stop_after: Option<u32>,
     /// The progress callback.
     pub progress: Option<&'a ProgressFn<'a>>,
+    /// What the fitness function evaluates (its data and settings), kept in
+    /// the checkpoint: a checkpoint made under another context is refused.
+    pub context: Option<String>,
 }
 
 impl std::fmt::Debug for RunOptions<'_> {
@@ -114,6 +117,7 @@ impl std::fmt::Debug for RunOptions<'_> {
             .field("checkpoint", &self.checkpoint)
             .field("stop_after", &self.stop_after)
             .field("progress", &self.progress.map(|_| "callback"))
+            .field("context", &self.context)
             .finish()
     }
 }
@@ -144,6 +148,17 @@ impl<'a> RunOptions<'a> {
     #[must_use]
     pub fn with_progress(mut self, callback: &'a ProgressFn<'a>) -> Self {
         self.progress = Some(callback);
+        self
+    }
+
+    /// Describes what the fitness function evaluates (the caller's data and
+    /// settings, e.g. workloads and objective). The checkpoint records it,
+    /// and resuming from a checkpoint with another context (or none) is
+    /// refused: the parents' fitness values would belong to another
+    /// function.
+    #[must_use]
+    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+        self.context = Some(context.into());
         self
     }
 }
@@ -263,7 +278,7 @@ impl EvolutionStrategy {
         F: Fn(usize, &[f64]) -> Result<f64, BoxError> + Sync,
     {
         let resumed = match &options.checkpoint {
-            Some(path) if path.exists() => Some(self.resume(path, cases)?),
+            Some(path) if path.exists() => Some(self.resume(path, cases, options)?),
             _ => None,
         };
         let (mut parents, mut history) = match resumed {
@@ -327,6 +342,7 @@ impl EvolutionStrategy {
         &self,
         path: &Path,
         cases: usize,
+        options: &RunOptions<'_>,
     ) -> Result<(Vec<Individual>, Vec<GenerationStats>), Error> {
         let state = checkpoint::read(path)?;
         let mismatch = |reason: String| {
@@ -345,6 +361,18 @@ impl EvolutionStrategy {
         }
         if state.cases != cases {
             return mismatch(format!("it has {} cases, this run {cases}", state.cases));
+        }
+        if state.context != options.context {
+            let show = |context: &Option<String>| {
+                context
+                    .as_ref()
+                    .map_or_else(|| "none".to_owned(), |c| format!("`{c}`"))
+            };
+            return mismatch(format!(
+                "the fitness differs: it was made for {}, this run is for {}",
+                show(&state.context),
+                show(&options.context)
+            ));
         }
         if state.generation > self.config.generations {
             return mismatch(format!(
@@ -382,6 +410,7 @@ impl EvolutionStrategy {
                 &Checkpoint::new(
                     self.config.clone(),
                     self.bounds.clone(),
+                    options.context.clone(),
                     cases,
                     stats.generation,
                     parents.to_vec(),

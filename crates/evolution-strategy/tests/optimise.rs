@@ -200,6 +200,40 @@ fn checkpoints_of_other_runs_are_refused() {
 }
 
 #[test]
+fn checkpoints_of_another_fitness_are_refused() {
+    // The same strategy over another fitness (a caller's other workload or
+    // objective): the parents' values would mix two functions.
+    let path = checkpoint_path("context");
+    let options = |context: Option<&str>| {
+        let options = RunOptions::new().with_checkpoint(&path).with_stop_after(0);
+        match context {
+            Some(context) => options.with_context(context),
+            None => options,
+        }
+    };
+    let run = |context: Option<&str>| {
+        strategy(Config::new().with_generations(2), 2, 0.0, 1.0).minimize(sphere, &options(context))
+    };
+    run(Some("sphere")).unwrap();
+    run(Some("sphere")).unwrap();
+    let error = run(Some("rosenbrock")).unwrap_err().to_string();
+    assert!(
+        error.contains(
+            "the fitness differs: it was made for `sphere`, this run is for `rosenbrock`"
+        ),
+        "{error}"
+    );
+    let error = run(None).unwrap_err().to_string();
+    assert!(error.contains("this run is for none"), "{error}");
+    // A checkpoint without a context (as older versions wrote) is refused
+    // by a run that gives one.
+    let _ = std::fs::remove_file(&path);
+    run(None).unwrap();
+    let error = run(Some("sphere")).unwrap_err().to_string();
+    assert!(error.contains("it was made for none"), "{error}");
+}
+
+#[test]
 fn sums_over_cases_keep_each_term() {
     // Cases pull x towards 1, 2 and 6; the sum of squares is smallest at
     // the mean, 3, where it is 4 + 1 + 9 = 14.

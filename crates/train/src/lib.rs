@@ -28,7 +28,9 @@
 //! - `train.json`: the settings and the result;
 //! - `checkpoint.json`: the strategy's state; rerunning the same command
 //!   resumes from it to the same result, and a larger `--generations`
-//!   extends a finished run.
+//!   extends a finished run; it records the workloads (paths and job
+//!   counts), criteria, objective and simulation settings, and a rerun
+//!   with others is refused rather than resumed.
 //!
 //! **The paper's "twelve systems".** Section IV-C trains "all combinations
 //! of the four sorting criteria with the three scheduling situations [...]

@@ -191,6 +191,46 @@ struct TrainSummary<'a> {
     best: &'a GreedyParameters,
 }
 
+/// What the fitness evaluates, kept in the checkpoint: a rerun with other
+/// workloads, criteria, objective or simulation settings does not resume
+/// from parents whose fitness was measured otherwise.
+#[derive(Serialize)]
+struct FitnessContext<'a> {
+    workloads: Vec<(&'a Path, usize)>,
+    criteria: String,
+    objective: String,
+    lenient: bool,
+    overrun: Overrun,
+    scale_to: Option<u32>,
+    scale_jobs: &'a [u64],
+    scale_adjustment: f64,
+    scale_seed: u64,
+    invoke: Invoke,
+}
+
+/// [`FitnessContext`] as compact JSON (the workloads with their job counts).
+fn fitness_context(args: &TrainArgs, workloads: &[TrainingWorkload]) -> String {
+    let context = FitnessContext {
+        workloads: args
+            .workloads
+            .iter()
+            .zip(workloads)
+            .map(|(path, w)| (path.as_path(), w.loaded.jobs.len()))
+            .collect(),
+        criteria: args.criteria.to_string(),
+        objective: args.objective.to_string(),
+        lenient: args.lenient,
+        overrun: args.overrun,
+        scale_to: args.scale_to,
+        scale_jobs: &args.scale_jobs,
+        scale_adjustment: args.scale_adjustment,
+        scale_seed: args.scale_seed,
+        invoke: args.invoke,
+    };
+    // Strings, numbers and paths only: serde_json cannot fail on them.
+    serde_json::to_string(&context).unwrap_or_default()
+}
+
 /// Writes `text` to `path` through a temporary file renamed over it.
 fn write_atomic(path: &Path, text: &str) -> Result<(), TrainError> {
     let error = |source| TrainError::Write {
@@ -282,6 +322,7 @@ pub fn train(args: &TrainArgs, out: &mut dyn Write) -> Result<TrainOutcome, Trai
     };
     let mut options = RunOptions::new()
         .with_checkpoint(args.out.join("checkpoint.json"))
+        .with_context(fitness_context(args, &workloads))
         .with_progress(&progress);
     if let Some(generation) = args.stop_after {
         options = options.with_stop_after(generation);

@@ -136,3 +136,58 @@ fn workloads_without_users_are_refused() {
         "workload anonymous: no job names a user (SWF field 12), so there are no user groups"
     );
 }
+
+#[test]
+fn a_checkpoint_of_other_fitness_settings_is_not_resumed() {
+    // Stopped after generation 1, then rerun with another objective, other
+    // criteria or another workload: the parents' fitness values were
+    // measured otherwise, so the checkpoint is refused (it was resumed,
+    // mixing the values of two objectives).
+    let dir = std::env::temp_dir().join(format!("schedsim-train-other-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let swf = workload(&dir);
+    let mut stopped = args(&swf, dir.join("out"));
+    stopped.stop_after = Some(1);
+    train(&stopped, &mut Vec::new()).unwrap();
+
+    let mut other = args(&swf, dir.join("out"));
+    other.objective = "AWRT".parse().unwrap();
+    let error = error_chain(&train(&other, &mut Vec::new()).unwrap_err());
+    assert!(
+        error.contains("belongs to another run: the fitness differs"),
+        "{error}"
+    );
+    assert!(
+        error.contains(r#""objective":"10 * AWRT1 + 4 * AWRT2""#),
+        "{error}"
+    );
+    assert!(error.contains(r#""objective":"AWRT""#), "{error}");
+
+    let mut other = args(&swf, dir.join("out"));
+    other.criteria = "f4".parse().unwrap();
+    let error = error_chain(&train(&other, &mut Vec::new()).unwrap_err());
+    assert!(error.contains(r#""criteria":"f4""#), "{error}");
+
+    let copy = dir.join("copy.swf");
+    fs::copy(&swf, &copy).unwrap();
+    let other = args(&copy, dir.join("out"));
+    let error = error_chain(&train(&other, &mut Vec::new()).unwrap_err());
+    assert!(error.contains("copy.swf"), "{error}");
+
+    // The same settings still resume.
+    let resumed = train(&args(&swf, dir.join("out")), &mut Vec::new()).unwrap();
+    assert!(resumed.outcome.complete);
+}
+
+/// An error and its causes, joined by ": ".
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
