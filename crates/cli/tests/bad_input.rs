@@ -453,6 +453,27 @@ fn out_of_range_options_and_parameters_get_a_range_message() {
             vec!["train", "--workload", w, "--out", g, "--lambda", "-1"],
             "-1 is not in 1..=18446744073709551615",
         ),
+        // train's scaling options, too (they were ignored without a word).
+        (
+            vec!["train", "--workload", w, "--out", g, "--scale-jobs", "5"],
+            "the following required arguments were not provided:\n  --scale-to <N>",
+        ),
+        (
+            vec![
+                "train",
+                "--workload",
+                w,
+                "--out",
+                g,
+                "--scale-adjustment",
+                "2",
+            ],
+            "the following required arguments were not provided:\n  --scale-to <N>",
+        ),
+        (
+            vec!["train", "--workload", w, "--out", g, "--scale-seed", "3"],
+            "the following required arguments were not provided:\n  --scale-to <N>",
+        ),
     ];
     for (args, expected) in cases {
         let output = run(&args);

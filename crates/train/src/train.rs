@@ -70,13 +70,13 @@ pub struct TrainArgs {
     pub scale_to: Option<u32>,
     /// The scaling's job count per training workload, in order (e.g. 167375
     /// for KTH, Table I): sets the adjustment of each.
-    #[arg(long, value_name = "J", value_parser = schedsim_run::whole_number::<u64>(1))]
+    #[arg(long, value_name = "J", requires = "scale_to", value_parser = schedsim_run::whole_number::<u64>(1))]
     pub scale_jobs: Vec<u64>,
     /// The scaling's adjustment where --scale-jobs is not given.
-    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    #[arg(long, value_name = "X", requires = "scale_to", default_value_t = 1.0)]
     pub scale_adjustment: f64,
     /// Seed of the scaling's draws.
-    #[arg(long, value_name = "S", default_value_t = 0, value_parser = schedsim_run::whole_number::<u64>(0))]
+    #[arg(long, value_name = "S", requires = "scale_to", default_value_t = 0, value_parser = schedsim_run::whole_number::<u64>(0))]
     pub scale_seed: u64,
     /// When the policy is called: per timestamp, or per event (the paper's
     /// "whenever a new job is submitted or a job [...] has completed").
