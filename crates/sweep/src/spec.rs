@@ -46,7 +46,9 @@
 //! A policy string expands every `{a,b,c}` group (cartesian product, the
 //! first group varying slowest); a `[[policy]]` table expands every array
 //! value the same way, options in key order. Policies are checked against
-//! the registry when the spec is read. The sweep's and the workloads'
+//! the registry when the spec is read. A sweep has at most [`MAX_CELLS`]
+//! cells (workloads x loads x seeds x policies); larger grids are refused
+//! before they are expanded. The sweep's and the workloads'
 //! names, and the policies, must not be empty nor hold control characters
 //! (names become folders, and appear in messages and CSV rows).
 
@@ -481,6 +483,13 @@ pub const DEFAULT_METRICS: &[&str] = &[
     "awrt",
 ];
 
+/// The most cells a sweep may have (workloads x loads x seeds x
+/// policies), and so the most policies its grids may expand to: every cell
+/// is a simulation and a file, and the cells are listed in memory before
+/// any runs (ten `{...}` groups of ten choices aborted on an allocation
+/// failure).
+pub const MAX_CELLS: usize = 1_000_000;
+
 impl Spec {
     /// Reads and validates a spec file.
     ///
@@ -554,12 +563,14 @@ impl Spec {
             check_name("a policy", text).map_err(invalid)?;
             policies
                 .extend(expand_braces(text).map_err(|e| invalid(format!("policy `{text}`: {e}")))?);
+            check_policy_count(policies.len()).map_err(invalid)?;
         }
         for (index, table) in file.policy.iter().enumerate() {
             policies.extend(
                 expand_table(table)
                     .map_err(|e| invalid(format!("[[policy]] number {}: {e}", index + 1)))?,
             );
+            check_policy_count(policies.len()).map_err(invalid)?;
         }
         if policies.is_empty() {
             return Err(invalid(
@@ -728,6 +739,21 @@ impl Spec {
         if let Some(name) = dedup_check(workloads.iter().map(|w| w.name.clone())) {
             return Err(invalid(format!("workload name `{name}` appears twice")));
         }
+        // As `cells` lists them: a file scaled to its loads has no seeds.
+        let cells: u128 = workloads
+            .iter()
+            .map(|w| match (&w.kind, file.load_method) {
+                (WorkloadKind::File { .. }, LoadMethod::Scale) => 1,
+                _ => file.seeds.len() as u128,
+            })
+            .sum::<u128>()
+            * file.loads.len() as u128
+            * canonical.len() as u128;
+        if cells > MAX_CELLS as u128 {
+            return Err(invalid(format!(
+                "{cells} cells (workloads x loads x seeds x policies) are more than a sweep may have, {MAX_CELLS}"
+            )));
+        }
         // Names become folder names under plots/: two that map to one
         // folder would overwrite each other's figures.
         for (i, a) in workloads.iter().enumerate() {
@@ -812,6 +838,16 @@ pub(crate) fn path_segment(name: &str) -> String {
     segment
 }
 
+/// Refuses more policies than a sweep may have cells.
+fn check_policy_count(policies: usize) -> Result<(), String> {
+    if policies > MAX_CELLS {
+        return Err(format!(
+            "the policies expand to more than {MAX_CELLS}, the most cells a sweep may have"
+        ));
+    }
+    Ok(())
+}
+
 /// The first value seen twice, if any.
 fn dedup_check<T: Ord + Clone>(values: impl Iterator<Item = T>) -> Option<T> {
     let mut seen = BTreeSet::new();
@@ -885,6 +921,11 @@ pub fn expand_braces(text: &str) -> Result<Vec<String>, String> {
         return Err(format!("empty choice in `{{{inner}}}`"));
     }
     let rests = expand_braces(&text[close + 1..])?;
+    if choices.len().saturating_mul(rests.len()) > MAX_CELLS {
+        return Err(format!(
+            "its `{{...}}` groups expand to more than {MAX_CELLS} policies, the most cells a sweep may have"
+        ));
+    }
     let mut out = Vec::with_capacity(choices.len() * rests.len());
     for choice in choices {
         for rest in &rests {
@@ -913,6 +954,11 @@ fn expand_table(table: &toml::Table) -> Result<Vec<String>, String> {
         };
         if values.is_empty() {
             return Err(format!("`{key}` is an empty list"));
+        }
+        if specs.len().saturating_mul(values.len()) > MAX_CELLS {
+            return Err(format!(
+                "its lists expand to more than {MAX_CELLS} policies, the most cells a sweep may have"
+            ));
         }
         let separator = if first { ':' } else { ',' };
         first = false;
@@ -998,6 +1044,63 @@ lenient = true
             expand_braces("a:x={1,2},y={3,4}").unwrap(),
             ["a:x=1,y=3", "a:x=1,y=4", "a:x=2,y=3", "a:x=2,y=4"]
         );
+    }
+
+    #[test]
+    fn grids_beyond_the_cell_limit_are_refused_before_they_are_listed() {
+        // Nine groups of ten choices: 10^9 policies, which were listed in
+        // memory until the allocation failed.
+        let group = format!(
+            "{{{}}}",
+            (1..=10)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let huge = format!("los:lookahead={}", group.repeat(9));
+        let text = format!(
+            "loads = [0.5]\npolicies = [\"{huge}\"]\n[[workload]]\nname = \"w\"\nfile = \"w.swf\"\n"
+        );
+        let error = parse(&text).unwrap_err();
+        assert!(
+            error.ends_with(
+                "its `{...}` groups expand to more than 1000000 policies, the most cells a sweep may have"
+            ),
+            "{error}"
+        );
+        // The table form: 7 keys of 10 values.
+        let mut text = String::from("loads = [0.5]\n[[policy]]\nname = \"los\"\n");
+        for key in ["a", "b", "c", "d", "e", "f", "g"] {
+            text.push_str(&format!("{key} = [1,2,3,4,5,6,7,8,9,10]\n"));
+        }
+        text.push_str("[[workload]]\nname = \"w\"\nfile = \"w.swf\"\n");
+        let error = parse(&text).unwrap_err();
+        assert!(
+            error.ends_with(
+                "[[policy]] number 1: its lists expand to more than 1000000 policies, the most cells a sweep may have"
+            ),
+            "{error}"
+        );
+        // Few policies, but workloads x loads x seeds x policies beyond.
+        let loads: Vec<String> = (1..=1000)
+            .map(|i| format!("{}", f64::from(i) / 1000.0))
+            .collect();
+        let seeds: Vec<String> = (1..=1001).map(|i| i.to_string()).collect();
+        let text = format!(
+            "loads = [{}]\nseeds = [{}]\npolicies = [\"easy\"]\n[[workload]]\nname = \"g\"\nlublin = {{ nodes = 8, jobs = 10 }}\n",
+            loads.join(","),
+            seeds.join(",")
+        );
+        let error = parse(&text).unwrap_err();
+        assert!(
+            error.ends_with(
+                "1001000 cells (workloads x loads x seeds x policies) are more than a sweep may have, 1000000"
+            ),
+            "{error}"
+        );
+        // One seed fewer is within the limit.
+        let text = text.replace(",1001]", "]");
+        assert!(parse(&text).is_ok());
     }
 
     #[test]
