@@ -50,7 +50,8 @@
 //! cells (workloads x loads x seeds x policies); larger grids are refused
 //! before they are expanded. The sweep's and the workloads'
 //! names, and the policies, must not be empty nor hold control characters
-//! (names become folders, and appear in messages and CSV rows).
+//! (names become folders, and appear in messages and CSV rows); the names
+//! must fit a folder name (255 bytes).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -525,6 +526,7 @@ impl Spec {
         let name = match file.name {
             Some(name) => {
                 check_name("the sweep's `name`", &name).map_err(invalid)?;
+                check_folder_name("the sweep's `name`", &name).map_err(invalid)?;
                 name
             }
             None => {
@@ -652,11 +654,9 @@ impl Spec {
         }
         let mut workloads = Vec::new();
         for (index, w) in file.workload.iter().enumerate() {
-            check_name(
-                &format!("[[workload]] number {}: `name`", index + 1),
-                &w.name,
-            )
-            .map_err(invalid)?;
+            let what = format!("[[workload]] number {}: `name`", index + 1);
+            check_name(&what, &w.name).map_err(invalid)?;
+            check_folder_name(&what, &w.name).map_err(invalid)?;
             let kind = match (&w.file, &w.lublin) {
                 (None, None) if w.cwf.is_some() && !w.lenient && w.procs.is_none() => {
                     let cwf = w.cwf.clone().unwrap_or_default();
@@ -813,6 +813,19 @@ fn check_name(what: &str, name: &str) -> Result<(), String> {
         return Err(format!(
             "{what} {name:?} has a control character (U+{:04X})",
             u32::from(c)
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a name whose folder (`sweeps/NAME`, `plots/NAME`) would be
+/// longer than a file system allows, 255 bytes: a sweep with such a
+/// workload ran, then failed in `--merge` after writing results.csv.
+fn check_folder_name(what: &str, name: &str) -> Result<(), String> {
+    let bytes = path_segment(name).len();
+    if bytes > 255 {
+        return Err(format!(
+            "{what} makes a folder name of {bytes} bytes, more than 255"
         ));
     }
     Ok(())
@@ -1209,6 +1222,20 @@ lublin = { nodes = 64, jobs = 100 }
             .unwrap_err(),
             "/exp/sweep.toml: a policy \"los:merit=none\\r\" has a control character (U+000D)"
         );
+        // Names become folders (sweeps/NAME, plots/NAME): one longer than
+        // a file system allows failed only in --merge, after results.csv.
+        let long = "x".repeat(256);
+        assert_eq!(
+            with("name = \"kth\"", &format!("name = \"{long}\"")),
+            "/exp/sweep.toml: [[workload]] number 1: `name` makes a folder name of 256 bytes, more than 255"
+        );
+        assert_eq!(
+            parse(&format!("name = \".{}\"\n{MINIMAL}", "x".repeat(254))).unwrap_err(),
+            "/exp/sweep.toml: the sweep's `name` makes a folder name of 256 bytes, more than 255"
+        );
+        // 255 characters of two bytes each: 255 `_` in the folder's name.
+        let wide = MINIMAL.replace("name = \"kth\"", &format!("name = \"{}\"", "é".repeat(255)));
+        assert!(parse(&wide).is_ok());
         // Generated workloads are made in memory: refused before the
         // generator allocates for them.
         let file = "file = \"${TRACES}/kth.swf.gz\"\nlenient = true";
