@@ -6,7 +6,10 @@
 //! optionally followed by `.gz` (SWF/CWF/JSON-lines output is
 //! gzip-compressed then; Batsim output is plain JSON; input is told apart
 //! by its content). Batsim output holds what SWF holds of a job's timing
-//! and size, so CWF information is refused or dropped as for SWF.
+//! and size, so CWF information is refused or dropped as for SWF; the
+//! known values it has no place for (users, status, queues..., other
+//! allocated than requested processors, header keys, comments) are named
+//! in the report, per field.
 //!
 //! Slurm accounting: `.sacct` input is the output of
 //!
@@ -165,6 +168,9 @@ pub struct ConvertSummary {
     pub rounded: Option<String>,
     /// What --estimates did.
     pub estimates: Option<EstimatesReport>,
+    /// Batsim output: the known values it has no place for (per field,
+    /// the jobs that had one), header keys and comments, if any.
+    pub not_written: Option<String>,
 }
 
 /// `OUT.mapping.csv` beside the output: its name without `.gz` and the
@@ -353,7 +359,10 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
     }
     match to {
         Format::Swf => to_swf(&mut workload, args, &mut summary, "SWF")?,
-        Format::BatsimJson => to_swf(&mut workload, args, &mut summary, "Batsim's JSON")?,
+        Format::BatsimJson => {
+            to_swf(&mut workload, args, &mut summary, "Batsim's JSON")?;
+            summary.not_written = batsim_losses(&workload);
+        }
         Format::Cwf => {
             for record in &mut workload.records {
                 record.cwf.get_or_insert(CwfFields {
@@ -423,6 +432,82 @@ fn to_swf(
         comment.before_record = kept_before[comment.before_record.min(kept_before.len() - 1)];
     }
     Ok(())
+}
+
+/// What Batsim's JSON has no place for, where the input knows it: per SWF
+/// field the jobs with a value (allocated processors only where they
+/// differ from the requested ones, which become `res`), the header's keys
+/// but the machine size (`nb_res`) and the job and record counts, and
+/// comment lines.
+fn batsim_losses(workload: &Workload) -> Option<String> {
+    let known = |value: Option<u64>| u64::from(value.is_some());
+    let mut counts = [0u64; 13];
+    for r in &workload.records {
+        let values = [
+            known(r.wait_time),
+            u64::from(
+                r.allocated_processors.is_some()
+                    && r.requested_processors.is_some_and(|p| p > 0)
+                    && r.allocated_processors != r.requested_processors,
+            ),
+            u64::from(r.average_cpu_time.is_some()),
+            known(r.used_memory),
+            known(r.requested_memory),
+            u64::from(r.status.is_some()),
+            known(r.user_id),
+            known(r.group_id),
+            known(r.executable_number),
+            known(r.queue_number),
+            known(r.partition_number),
+            known(r.preceding_job_number),
+            known(r.think_time),
+        ];
+        for (count, value) in counts.iter_mut().zip(values) {
+            *count += value;
+        }
+    }
+    let names = [
+        "wait time",
+        "allocated processors",
+        "average CPU time",
+        "used memory",
+        "requested memory",
+        "status",
+        "user id",
+        "group id",
+        "executable number",
+        "queue number",
+        "partition number",
+        "preceding job number",
+        "think time",
+    ];
+    let mut parts: Vec<String> = names
+        .iter()
+        .zip(counts)
+        .filter(|&(_, n)| n > 0)
+        .map(|(name, n)| format!("{name} ({n} {})", if n == 1 { "job" } else { "jobs" }))
+        .collect();
+    // nb_res is MaxProcs, else MaxNodes.
+    let size_key = if workload.header.max_procs().is_some() {
+        "MaxProcs"
+    } else {
+        "MaxNodes"
+    };
+    let mut keys: Vec<&str> = Vec::new();
+    for (key, _) in workload.header.entries() {
+        if ![size_key, "MaxJobs", "MaxRecords"].contains(&key) && !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    if !keys.is_empty() {
+        parts.push(format!("header keys {}", keys.join(", ")));
+    }
+    match workload.comments.len() {
+        0 => {}
+        1 => parts.push("1 comment line".to_owned()),
+        n => parts.push(format!("{n} comment lines")),
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertError> {
@@ -523,6 +608,12 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
             out,
             "user, group, queue (QOS), partition, executable (job name), account numbers: {}",
             mapping.display()
+        )?;
+    }
+    if let Some(lost) = &s.not_written {
+        writeln!(
+            out,
+            "not written (Batsim's JSON has no place for them): {lost}"
         )?;
     }
     Ok(())

@@ -343,6 +343,40 @@ fn batsim_json_converts_both_ways_and_simulates_alike() {
     assert_eq!(from_swf, schedule(&back, "back"));
 }
 
+/// Batsim's JSON has no place for users, groups, status, queues, the
+/// header (the calendar of `UnixStartTime`, say) or comments: convert says
+/// which it did not write, per field (it wrote them off silently).
+#[test]
+fn convert_to_batsim_names_what_it_does_not_write() {
+    let dir = temp_dir("batsim-loss");
+    // LINE_B has no requested processors: its 2 allocated ones are `res`.
+    let swf = write(
+        &dir,
+        "w.swf",
+        &format!(
+            "; MaxProcs: 8\n; UnixStartTime: 843480031\n; TimeZoneString: Europe/Stockholm\n\
+             {LINE_A}\n; a comment\n{}\n{LINE_B}\n",
+            LINE_A.replace("1 0 10 100 4 -1 -1 4", "3 50 -1 100 6 -1 -1 4")
+        ),
+    );
+    let json = dir.join("w.json");
+    let o = run(&["convert", s(&swf), s(&json)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "not written (Batsim's JSON has no place for them): wait time (2 jobs), allocated \
+             processors (1 job), status (3 jobs), user id (3 jobs), group id (3 jobs), queue \
+             number (3 jobs), header keys UnixStartTime, TimeZoneString, 1 comment line\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // What it holds loses nothing more: no such line back to SWF.
+    let o = run(&["convert", s(&json), s(&dir.join("back.swf"))]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("not written"), "{}", stdout(&o));
+}
+
 /// `validate` and `stats` read Batsim's JSON as `simulate` does, and every
 /// command that reads it says which float times it rounded.
 #[test]
