@@ -107,6 +107,37 @@ const ELASTIC: &str = "\
 1 20 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 30
 ";
 
+/// Commands that change nothing or end a job are said on the console, not
+/// only in summary.json: job 1 (estimate 50) is cut to its 30 s made at 30;
+/// job 2 ends at 60 (its estimate), before its extension at 100.
+#[test]
+fn commands_after_the_end_and_reductions_that_end_a_job_are_reported() {
+    let dir = temp_dir("after-end");
+    let workload = dir.join("late.cwf");
+    std::fs::write(
+        &workload,
+        "\
+; MaxProcs: 4
+1 0 -1 100 2 -1 -1 2 50 -1 1 -1 -1 -1 -1 -1 -1 -1 -1 S -1
+2 0 -1 60 2 -1 -1 2 60 -1 1 -1 -1 -1 -1 -1 -1 -1 -1 S -1
+1 30 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 RT 40
+2 100 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 10
+",
+    )
+    .unwrap();
+    let o = run(&["simulate", "-w", workload.to_str().unwrap(), "-p", "easy-e"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        report.contains(
+            "easy-e: 1 elastic commands applied; 1 time reductions ended their job at once (to \
+             the run time it had made); 1 elastic commands came after their job ended or was \
+             rejected (no effect)\n"
+        ),
+        "{report}"
+    );
+}
+
 #[test]
 fn the_per_job_command_limit_is_an_option() {
     let dir = temp_dir("limit");

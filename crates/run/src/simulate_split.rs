@@ -105,6 +105,18 @@ fn report_unhandled(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
                 stats.commands_applied
             ));
         }
+        if stats.commands_ending_jobs > 0 {
+            notes.push(format!(
+                "{} time reductions ended their job at once (to the run time it had made)",
+                stats.commands_ending_jobs
+            ));
+        }
+        if stats.commands_after_end > 0 {
+            notes.push(format!(
+                "{} elastic commands came after their job ended or was rejected (no effect)",
+                stats.commands_after_end
+            ));
+        }
         if !notes.is_empty() {
             writeln!(out, "{}: {}", run.spec, notes.join("; "))?;
         }
