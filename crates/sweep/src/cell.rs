@@ -131,6 +131,17 @@ impl CellConfig {
         let json = serde_json::to_string(self).unwrap_or_default();
         hex(&Sha256::digest(json.as_bytes())[..8])
     }
+
+    /// The cell in words for messages: `KTH at load 0.7 with easy` (a
+    /// load such as 1e300 written short, not in 301 digits).
+    pub fn describe(&self) -> String {
+        format!(
+            "{} at load {} with {}",
+            self.workload,
+            workload_format::readable_number(self.load),
+            self.policy
+        )
+    }
 }
 
 /// One cell of a sweep, in the stable order of [`cells`].
@@ -564,6 +575,14 @@ mod tests {
             drain: 0.0,
             granularity: 1,
         }
+    }
+
+    #[test]
+    fn cells_are_described_with_short_loads() {
+        let mut config = config();
+        assert_eq!(config.describe(), "kth at load 0.75 with easy");
+        config.load = 1e300;
+        assert_eq!(config.describe(), "kth at load 1e300 with easy");
     }
 
     #[test]

@@ -96,12 +96,10 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         .collect();
     if let Some(first) = missing.first() {
         return Err(format!(
-            "{} of {} cells are not finished (first: {} at load {} with {}); run the sweep (again) before --merge",
+            "{} of {} cells are not finished (first: {}); run the sweep (again) before --merge",
             missing.len(),
             cells.len(),
-            first.config.workload,
-            first.config.load,
-            first.config.policy
+            first.config.describe()
         ));
     }
     let results: Vec<CellResult> = cells
@@ -585,7 +583,11 @@ fn plots(
         }
         draw(
             &LineChart::new(
-                format!("{}: jobs waiting at load {queue_load}", workload.name),
+                format!(
+                    "{}: jobs waiting at load {}",
+                    workload.name,
+                    workload_format::readable_number(queue_load)
+                ),
                 "time",
                 "queue length (jobs, max per bucket)",
                 series,

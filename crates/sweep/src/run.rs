@@ -266,8 +266,9 @@ pub fn run(
             CellFile::Missing => pending.push(cell),
             CellFile::Untrusted(why) => {
                 eprintln!(
-                    "warning: cells/{}.json ({} at load {} with {}): {why}; running the cell again",
-                    cell.hash, cell.config.workload, cell.config.load, cell.config.policy
+                    "warning: cells/{}.json ({}): {why}; running the cell again",
+                    cell.hash,
+                    cell.config.describe()
                 );
                 untrusted += 1;
                 pending.push(cell);
@@ -328,12 +329,9 @@ pub fn run(
                     .map_err(Clone::clone)
                     .and_then(|loaded| run_cell(spec, cell, loaded, &cells_dir));
                 bar.inc(1);
-                result.err().map(|e| {
-                    format!(
-                        "cell {} ({} at load {} with {}): {e}",
-                        cell.hash, cell.config.workload, cell.config.load, cell.config.policy
-                    )
-                })
+                result
+                    .err()
+                    .map(|e| format!("cell {} ({}): {e}", cell.hash, cell.config.describe()))
             })
             .collect()
     });
