@@ -80,8 +80,15 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum TrainError {
     /// A workload could not be loaded.
-    #[error("cannot load the workload")]
-    Load(#[from] schedsim_run::SimulateError),
+    #[error("cannot load the workload {workload}")]
+    Load {
+        /// The workload's path as given (`builtin` for the built-in one).
+        workload: String,
+        /// The cause (boxed: it is large, and every result carries the
+        /// error's size).
+        #[source]
+        source: Box<schedsim_run::SimulateError>,
+    },
     /// A workload's jobs name no user, so there are no user groups.
     #[error("workload {0}: no job names a user (SWF field 12), so there are no user groups")]
     NoUsers(String),

@@ -37,8 +37,11 @@ impl TrainingWorkload {
     /// A workload that cannot be read or prepared, or whose jobs name no
     /// user (no user groups).
     pub fn load(args: &SimulateArgs) -> Result<Self, TrainError> {
-        let loaded = load_workload(args)?;
         let path = args.workload.as_deref().unwrap_or(Path::new("builtin"));
+        let loaded = load_workload(args).map_err(|source| TrainError::Load {
+            workload: path.display().to_string(),
+            source: Box::new(source),
+        })?;
         let name = path
             .file_name()
             .and_then(|n| n.to_str())

@@ -138,6 +138,32 @@ fn workloads_without_users_are_refused() {
 }
 
 #[test]
+fn a_workload_that_cannot_load_is_named() {
+    // With several training workloads, "cannot load the workload" alone
+    // left the user to guess which one failed.
+    let dir = std::env::temp_dir().join(format!("schedsim-train-badload-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let good = workload(&dir);
+    let bad = dir.join("broken.swf");
+    fs::write(
+        &bad,
+        "; MaxProcs: 4\n1 0 -1 ten 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let mut both = args(&good, dir.join("out"));
+    both.workloads.push(bad.clone());
+    let error = error_chain(&train(&both, &mut Vec::new()).unwrap_err());
+    assert!(
+        error.starts_with(&format!("cannot load the workload {}: ", bad.display())),
+        "{error}"
+    );
+    assert!(
+        error.contains("broken.swf:2: field 4 (run time)"),
+        "{error}"
+    );
+}
+
+#[test]
 fn a_checkpoint_of_other_fitness_settings_is_not_resumed() {
     // Stopped after generation 1, then rerun with another objective, other
     // criteria or another workload: the parents' fitness values were
