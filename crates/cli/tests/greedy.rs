@@ -186,3 +186,28 @@ scale = { to = 16, seed = 1 }
         assert_eq!(value("groups.awrt1"), value("groups.objective"));
     }
 }
+
+#[test]
+fn an_undefined_objective_says_why_on_the_console() {
+    let dir = temp_dir("undefined");
+    let trace = write_trace(&dir);
+    // Five user groups: AWRT9 names a group the workload does not have,
+    // for every policy; the table shows `-` and the line below it why.
+    let report = ok(&schedsim(&[
+        "simulate",
+        "-w",
+        s(&trace),
+        "--objective",
+        "AWRT9",
+        "-p",
+        "fcfs",
+        "-p",
+        "easy",
+    ]));
+    assert!(
+        report.contains(
+            "objective undefined for fcfs, easy: AWRT9 is undefined: there are 5 user groups"
+        ),
+        "{report}"
+    );
+}

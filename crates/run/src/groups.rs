@@ -150,6 +150,10 @@ pub(crate) fn report_groups(
         write!(out, " {:>9}", format!("AWRT{}", share.group))?;
     }
     writeln!(out, " {:>6} {:>12}", "UTIL", "objective")?;
+    // Why an objective is `-`, with the policies it is `-` for, in the
+    // runs' order: an objective naming a group the workload does not have
+    // would otherwise be `-` without a word.
+    let mut undefined: Vec<(String, Vec<String>)> = Vec::new();
     for run in runs {
         let Some(groups) = &run.groups else { continue };
         write!(out, "{:<width$}", run.spec.to_string())?;
@@ -163,10 +167,22 @@ pub(crate) fn report_groups(
             .metrics
             .util
             .map_or("-".to_owned(), |u| format!("{:.2}%", 100.0 * u));
-        let objective = ObjectiveValue::of(&args.objective, groups)
-            .value
-            .map_or("-".to_owned(), |v| format!("{v:.0}"));
+        let value = ObjectiveValue::of(&args.objective, groups);
+        if let Some(why) = value.undefined {
+            match undefined.iter_mut().find(|(known, _)| *known == why) {
+                Some((_, policies)) => policies.push(run.spec.to_string()),
+                None => undefined.push((why, vec![run.spec.to_string()])),
+            }
+        }
+        let objective = value.value.map_or("-".to_owned(), |v| format!("{v:.0}"));
         writeln!(out, " {util:>6} {objective:>12}")?;
+    }
+    for (why, policies) in &undefined {
+        writeln!(
+            out,
+            "objective undefined for {}: {why}",
+            policies.join(", ")
+        )?;
     }
     writeln!(
         out,
