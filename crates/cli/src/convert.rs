@@ -376,11 +376,11 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         Format::JsonLines | Format::Sacct => {}
     }
     summary.records = workload.records.len() as u64;
-    summary.warnings = schedsim_run::input_warnings(
-        &workload.summary,
-        schedsim_run::repeated_job_numbers_in(workload.records.iter()),
-        &workload.header,
-    );
+    let record_warnings = schedsim_run::repeated_job_numbers_in(workload.records.iter())
+        .into_iter()
+        .chain(schedsim_run::EarlyRequestedStarts::of(workload.records.iter()).warning());
+    summary.warnings =
+        schedsim_run::input_warnings(&workload.summary, record_warnings, &workload.header);
     write(&workload, to, &args.output)?;
     if let Some(import) = &sacct {
         let path = mapping_path(&args.output);

@@ -140,8 +140,16 @@ fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
 
 /// The outcome of a workload read whole (JSON lines, Batsim's JSON).
 fn read_whole(path: &Path, workload: Workload) -> FileOutcome {
-    let repeated = schedsim_run::repeated_job_numbers_in(workload.records.iter());
-    read(path, &workload.header, workload.summary, repeated)
+    let mut commands = schedsim_run::UnusableCommands::default();
+    for (index, record) in workload.records.iter().enumerate() {
+        commands.check(index, record);
+    }
+    let record_warnings = schedsim_run::repeated_job_numbers_in(workload.records.iter())
+        .into_iter()
+        .chain(schedsim_run::EarlyRequestedStarts::of(workload.records.iter()).warning())
+        .chain(commands.warning())
+        .collect();
+    read(path, &workload.header, workload.summary, record_warnings)
 }
 
 /// The outcome of a file read to its end: its calendar checked, the
@@ -150,7 +158,7 @@ fn read(
     path: &Path,
     header: &Header,
     summary: ReadSummary,
-    repeated_numbers: Option<String>,
+    record_warnings: Vec<String>,
 ) -> FileOutcome {
     if let Err(error) = Calendar::from_header(header) {
         return FileOutcome::BadCalendar {
@@ -160,7 +168,7 @@ fn read(
     }
     FileOutcome::Read {
         path: path.to_path_buf(),
-        warnings: schedsim_run::input_warnings(&summary, repeated_numbers, header),
+        warnings: schedsim_run::input_warnings(&summary, record_warnings, header),
         summary: Box::new(summary),
     }
 }
@@ -169,7 +177,13 @@ fn read(
 /// place (for the repeated-number check), not the record.
 fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutcome {
     let mut numbers = Vec::new();
+    let mut early_starts = schedsim_run::EarlyRequestedStarts::default();
+    let mut commands = schedsim_run::UnusableCommands::default();
     for (index, record) in reader.by_ref().enumerate() {
+        if let Ok(record) = &record {
+            early_starts.check(record);
+            commands.check(index, record);
+        }
         match record {
             Err(error) => {
                 return FileOutcome::Failed {
@@ -182,8 +196,12 @@ fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutco
         }
     }
     let (header, summary) = reader.into_parts();
-    let repeated = schedsim_run::repeated_job_numbers(numbers.iter().copied());
-    read(path, &header, summary, repeated)
+    let record_warnings = schedsim_run::repeated_job_numbers(numbers.iter().copied())
+        .into_iter()
+        .chain(early_starts.warning())
+        .chain(commands.warning())
+        .collect();
+    read(path, &header, summary, record_warnings)
 }
 
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {

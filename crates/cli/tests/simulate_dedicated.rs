@@ -191,3 +191,82 @@ fn the_per_job_command_limit_is_an_option() {
         "{row}"
     );
 }
+
+#[test]
+fn requested_starts_before_submission_are_warned_about() {
+    // The papers are silent on a dedicated job asking to start before it
+    // is submitted. Job 1 asks for 50, is submitted at 100 and starts at
+    // 100 under EASY-D: 50 s late, which the report counts; the warning
+    // says why, in validate as in simulate.
+    let dir = temp_dir("early");
+    let workload = dir.join("early.cwf");
+    std::fs::write(
+        &workload,
+        "; MaxProcs: 8\n\
+         1 100 -1 100 4 -1 -1 4 100 -1 1 -1 -1 -1 -1 -1 -1 -1 50 S -1\n\
+         2 110 -1 100 4 -1 -1 4 100 -1 1 -1 -1 -1 -1 -1 -1 -1 -1 S -1\n",
+    )
+    .unwrap();
+    let warning = "warning: 1 dedicated job asks to start before it is submitted (e.g. job 1: \
+                   requested start 50 s, submitted at 100 s)";
+    let file = workload.to_str().unwrap();
+    for args in [
+        &["validate", file][..],
+        &["simulate", "-w", file, "-p", "easy-d"][..],
+    ] {
+        let o = run(args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let report = String::from_utf8_lossy(&o.stdout);
+        assert!(report.contains(warning), "{args:?}: {report}");
+    }
+    // Delay 100 - 50 = 50 s, the job's only one: mean 50, max 50.
+    let o = run(&["simulate", "-w", file, "-p", "easy-d"]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        report.lines().any(|l| l.starts_with("easy-d")
+            && l.contains("dedicated")
+            && l.ends_with("1        0         50         50")),
+        "{report}"
+    );
+}
+
+#[test]
+fn validate_warns_of_the_commands_simulate_refuses() {
+    // Job 1 is submitted at 100. Record 2: ET at 50, before it; record 3:
+    // ET 0; record 4: RT for job 7, which no earlier line submits; record
+    // 5: ET 5 at 160, fine. simulate refuses the file and --lenient drops
+    // the three; validate, which checks the format, warns of the same.
+    let dir = temp_dir("commands");
+    let workload = dir.join("ecc.cwf");
+    std::fs::write(
+        &workload,
+        "; MaxProcs: 8\n\
+         1 100 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1 -1 S -1\n\
+         1 50 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 10\n\
+         1 150 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 0\n\
+         7 150 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 RT 5\n\
+         1 160 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 ET 5\n",
+    )
+    .unwrap();
+    let file = workload.to_str().unwrap();
+    let o = run(&["validate", file]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        report.contains(
+            "warning: 3 elastic commands that simulate refuses and simulate --lenient drops \
+             (1: no earlier job line has this job number, or that job was dropped; 1: it comes \
+             before the job's submission; 1: its amount is unknown or 0); first: record 2, for \
+             job 1"
+        ),
+        "{report}"
+    );
+    let o = run(&["simulate", "-w", file, "-p", "easy", "--lenient"]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(report.contains("4 read, 1 kept"), "{report}");
+    assert!(
+        !run(&["simulate", "-w", file, "-p", "easy"])
+            .status
+            .success()
+    );
+}

@@ -74,11 +74,11 @@ use schedsim_policies::{
     runtime_class_bounds,
 };
 use schedsim_sim_core::{
-    Calendar, CalendarError, DeadlineFileError, Deadlines, Decisions, EstimateSource, EventOrder,
-    FinalState, Invocation, Job, JobId, JobModel, JobModelError, JobSet, LoadChange, LoadError,
-    LoadMethod, Normalization, OverrunRule, ScaleError, ScaleReport, Schedule, SimError,
-    SimOptions, Simulation, SimultaneousEnds, Strictness, SwitchOverhead, change_load,
-    offered_load, simulate_with,
+    Calendar, CalendarError, CommandRejection, DeadlineFileError, Deadlines, Decisions,
+    EstimateSource, EventOrder, FinalState, Invocation, Job, JobId, JobModel, JobModelError,
+    JobSet, LoadChange, LoadError, LoadMethod, Normalization, OverrunRule, ScaleError, ScaleReport,
+    Schedule, SimError, SimOptions, Simulation, SimultaneousEnds, Strictness, SwitchOverhead,
+    change_load, offered_load, simulate_with,
 };
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -415,19 +415,121 @@ pub fn rounded_values(summary: &ReadSummary) -> Option<String> {
 /// The warnings about an input file that `simulate`, `validate`, `stats`
 /// and `convert` give alike, in this order: a Batsim JSON workload's jobs
 /// numbered 1..n because its ids are not unique non-negative integers
-/// (naming the first offending id), `repeated_numbers` (the warning of
-/// [`repeated_job_numbers`], for the commands that check), and each header
-/// key given twice with different values.
+/// (naming the first offending id), `record_warnings` (those of
+/// [`repeated_job_numbers`] and [`EarlyRequestedStarts`], for the commands
+/// that check), and each header key given twice with different values.
 pub fn input_warnings(
     summary: &ReadSummary,
-    repeated_numbers: Option<String>,
+    record_warnings: impl IntoIterator<Item = String>,
     header: &Header,
 ) -> Vec<String> {
     renumbered_ids(summary)
         .into_iter()
-        .chain(repeated_numbers)
+        .chain(record_warnings)
         .chain(conflicting_header_keys(header))
         .collect()
+}
+
+/// CWF elastic control commands that `simulate` refuses (and `--lenient`
+/// drops), found a record at a time for `validate`, which checks the
+/// format and streams: a command for no earlier job line, without a time,
+/// before its job's submission, or with an amount unknown or 0 (as
+/// sim-core's job set resolves them, against the latest earlier job line
+/// with the number).
+#[derive(Debug, Clone, Default)]
+pub struct UnusableCommands {
+    /// Job number -> submit time of the latest job line with it (CWF job
+    /// lines only: SWF files have no commands).
+    submits: std::collections::BTreeMap<u64, u64>,
+    counts: std::collections::BTreeMap<CommandRejection, u64>,
+    /// The first one: (1-based record, job number).
+    first: Option<(usize, u64)>,
+}
+
+impl UnusableCommands {
+    /// Checks `record`, the `index`-th (0-based) of its file.
+    pub fn check(&mut self, index: usize, record: &Record) {
+        let Some(cwf) = record.cwf else { return };
+        if !record.is_command() {
+            if let Some(submit) = record.submit_time {
+                self.submits.insert(record.job_number, submit);
+            }
+            return;
+        }
+        let reason = match (self.submits.get(&record.job_number), record.submit_time) {
+            (None, _) => CommandRejection::UnknownJob,
+            (Some(_), None) => CommandRejection::NoTime,
+            (Some(&submit), Some(time)) if time < submit => CommandRejection::BeforeSubmission,
+            _ if cwf.amount.is_none_or(|amount| amount == 0) => CommandRejection::NoAmount,
+            _ => return,
+        };
+        *self.counts.entry(reason).or_default() += 1;
+        self.first.get_or_insert((index + 1, record.job_number));
+    }
+
+    /// The warning, if any command was counted.
+    pub fn warning(&self) -> Option<String> {
+        let (record, job) = self.first?;
+        let total: u64 = self.counts.values().sum();
+        let reasons: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(reason, count)| format!("{count}: {}", reason.describe()))
+            .collect();
+        Some(format!(
+            "warning: {} that simulate refuses and simulate --lenient drops ({}); first: \
+             record {record}, for job {job}",
+            plural(total, "elastic command"),
+            reasons.join("; ")
+        ))
+    }
+}
+
+/// Dedicated jobs (CWF field 19) that ask to start before they are
+/// submitted, counted a record at a time (`validate` streams): the papers
+/// are silent on them; such a job cannot start before its submission, so
+/// its delay, counted from the requested start, includes the difference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EarlyRequestedStarts {
+    count: u64,
+    /// The first one: (job number, requested start, submit time).
+    first: Option<(u64, u64, u64)>,
+}
+
+impl EarlyRequestedStarts {
+    /// Counts `record` if it is a job asking to start before its submission.
+    pub fn check(&mut self, record: &Record) {
+        if record.is_command() {
+            return;
+        }
+        if let (Some(requested), Some(submit)) = (record.requested_start_time(), record.submit_time)
+            && requested < submit
+        {
+            self.count += 1;
+            self.first
+                .get_or_insert((record.job_number, requested, submit));
+        }
+    }
+
+    /// The count of `records`.
+    pub fn of<R: std::borrow::Borrow<Record>>(records: impl Iterator<Item = R>) -> Self {
+        let mut early = Self::default();
+        records.for_each(|record| early.check(record.borrow()));
+        early
+    }
+
+    /// The warning, if any job was counted.
+    pub fn warning(&self) -> Option<String> {
+        let (job, requested, submit) = self.first?;
+        Some(format!(
+            "warning: {} {} to start before {} submitted (e.g. job {job}: requested start \
+             {requested} s, submitted at {submit} s); a job starts at its submission at the \
+             earliest, so its delay, counted from the requested start, includes the difference",
+            plural(self.count, "dedicated job"),
+            if self.count == 1 { "asks" } else { "ask" },
+            if self.count == 1 { "it is" } else { "they are" },
+        ))
+    }
 }
 
 /// The warning that Batsim ids were replaced by 1..n, if they were.
@@ -524,9 +626,12 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
         notes.push(format!("read: {rounded}"));
     }
     let generated = ReadSummary::default();
+    let record_warnings = repeated_job_numbers_in(loaded.records.iter())
+        .into_iter()
+        .chain(EarlyRequestedStarts::of(loaded.records.iter()).warning());
     notes.extend(input_warnings(
         loaded.read_summary.as_ref().unwrap_or(&generated),
-        repeated_job_numbers_in(loaded.records.iter()),
+        record_warnings,
         &loaded.header,
     ));
     notes
