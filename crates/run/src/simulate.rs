@@ -631,9 +631,14 @@ pub fn workload_notes(loaded: &LoadedWorkload) -> Vec<String> {
     let early_starts = (loaded.jobs.normalization().dedicated > 0)
         .then(|| EarlyRequestedStarts::of(loaded.records.iter()).warning())
         .flatten();
-    let record_warnings = repeated_job_numbers_in(loaded.records.iter())
-        .into_iter()
-        .chain(early_starts);
+    // Likewise the check for repeated numbers, which walks the records
+    // twice, is needed only when the numbers do not simply increase.
+    let repeated_numbers = if loaded.records.job_numbers_increase() {
+        None
+    } else {
+        repeated_job_numbers_in(loaded.records.iter())
+    };
+    let record_warnings = repeated_numbers.into_iter().chain(early_starts);
     notes.extend(input_warnings(
         loaded.read_summary.as_ref().unwrap_or(&generated),
         record_warnings,

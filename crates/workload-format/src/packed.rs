@@ -33,6 +33,10 @@ pub struct PackedRecords {
     len: usize,
     last_number: u64,
     last_submit: u64,
+    /// The last job line's number (CWF commands left out), for
+    /// [`PackedRecords::job_numbers_increase`].
+    last_job_number: Option<u64>,
+    job_numbers_out_of_order: bool,
 }
 
 /// Bits of the field mask, in encoding order after the job number.
@@ -80,6 +84,25 @@ impl PackedRecords {
     /// Bytes the encoded records take (not counting spare capacity).
     pub fn encoded_bytes(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// Whether the job lines' numbers (CWF commands left out) strictly
+    /// increase in the order pushed, as logs are usually numbered: then no
+    /// number is given to two jobs, and a check for repeated numbers need
+    /// not decode the records again.
+    ///
+    /// ```
+    /// use workload_format::{PackedRecords, Record};
+    ///
+    /// let mut packed = PackedRecords::new();
+    /// packed.push(&Record::unknown(1));
+    /// packed.push(&Record::unknown(2));
+    /// assert!(packed.job_numbers_increase());
+    /// packed.push(&Record::unknown(2));
+    /// assert!(!packed.job_numbers_increase());
+    /// ```
+    pub fn job_numbers_increase(&self) -> bool {
+        !self.job_numbers_out_of_order
     }
 
     /// Gives spare capacity back to the allocator.
@@ -147,6 +170,15 @@ impl PackedRecords {
             zigzag(record.job_number.wrapping_sub(self.last_number)),
         );
         self.last_number = record.job_number;
+        if !record.is_command() {
+            if self
+                .last_job_number
+                .is_some_and(|last| record.job_number <= last)
+            {
+                self.job_numbers_out_of_order = true;
+            }
+            self.last_job_number = Some(record.job_number);
+        }
         if let Some(submit) = record.submit_time {
             put(out, zigzag(submit.wrapping_sub(self.last_submit)));
             self.last_submit = submit;
