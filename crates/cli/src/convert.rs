@@ -41,6 +41,9 @@ use workload_format::{
     read_json_lines_path, read_path, write_batsim_path, write_json_lines, write_workload,
 };
 
+use schedsim_run::plural;
+use workload_format::field_name;
+
 use crate::CommandError;
 use crate::estimates::{
     EstimateModelChoice, EstimatesReport, estimates_note, fill_estimates, parse_estimate_model,
@@ -338,7 +341,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
             summary.unknown_states = Some(format!(
                 "warning: {} with a State that is not Slurm's kept with status unknown (-1) \
                  (--lenient); first: {}:{line}: State `{state}`",
-                schedsim_run::plural(import.summary.unknown_states, "job"),
+                plural(import.summary.unknown_states, "job"),
                 args.input.display()
             ));
         }
@@ -440,52 +443,38 @@ fn to_swf(
 /// but the machine size (`nb_res`) and the job and record counts, and
 /// comment lines.
 fn batsim_losses(workload: &Workload) -> Option<String> {
-    let known = |value: Option<u64>| u64::from(value.is_some());
-    let mut counts = [0u64; 13];
+    // The SWF fields (named by `field_name`) whose values Batsim's JSON
+    // cannot hold, in field order; `known` below follows it.
+    const FIELDS: [usize; 13] = [3, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 18];
+    let mut counts = [0u64; FIELDS.len()];
     for r in &workload.records {
-        let values = [
-            known(r.wait_time),
-            u64::from(
-                r.allocated_processors.is_some()
-                    && r.requested_processors.is_some_and(|p| p > 0)
-                    && r.allocated_processors != r.requested_processors,
-            ),
-            u64::from(r.average_cpu_time.is_some()),
-            known(r.used_memory),
-            known(r.requested_memory),
-            u64::from(r.status.is_some()),
-            known(r.user_id),
-            known(r.group_id),
-            known(r.executable_number),
-            known(r.queue_number),
-            known(r.partition_number),
-            known(r.preceding_job_number),
-            known(r.think_time),
+        let known = [
+            r.wait_time.is_some(),
+            // Batsim keeps the requested size: only a different allocation is lost.
+            r.allocated_processors.is_some()
+                && r.requested_processors.is_some_and(|p| p > 0)
+                && r.allocated_processors != r.requested_processors,
+            r.average_cpu_time.is_some(),
+            r.used_memory.is_some(),
+            r.requested_memory.is_some(),
+            r.status.is_some(),
+            r.user_id.is_some(),
+            r.group_id.is_some(),
+            r.executable_number.is_some(),
+            r.queue_number.is_some(),
+            r.partition_number.is_some(),
+            r.preceding_job_number.is_some(),
+            r.think_time.is_some(),
         ];
-        for (count, value) in counts.iter_mut().zip(values) {
-            *count += value;
+        for (count, known) in counts.iter_mut().zip(known) {
+            *count += u64::from(known);
         }
     }
-    let names = [
-        "wait time",
-        "allocated processors",
-        "average CPU time",
-        "used memory",
-        "requested memory",
-        "status",
-        "user id",
-        "group id",
-        "executable number",
-        "queue number",
-        "partition number",
-        "preceding job number",
-        "think time",
-    ];
-    let mut parts: Vec<String> = names
+    let mut parts: Vec<String> = FIELDS
         .iter()
         .zip(counts)
         .filter(|&(_, n)| n > 0)
-        .map(|(name, n)| format!("{name} ({n} {})", if n == 1 { "job" } else { "jobs" }))
+        .map(|(&field, n)| format!("{} ({})", field_name(field), plural(n, "job")))
         .collect();
     // nb_res is MaxProcs, else MaxNodes.
     let size_key = if workload.header.max_procs().is_some() {
@@ -502,10 +491,8 @@ fn batsim_losses(workload: &Workload) -> Option<String> {
     if !keys.is_empty() {
         parts.push(format!("header keys {}", keys.join(", ")));
     }
-    match workload.comments.len() {
-        0 => {}
-        1 => parts.push("1 comment line".to_owned()),
-        n => parts.push(format!("{n} comment lines")),
+    if !workload.comments.is_empty() {
+        parts.push(plural(workload.comments.len() as u64, "comment line"));
     }
     (!parts.is_empty()).then(|| parts.join(", "))
 }
