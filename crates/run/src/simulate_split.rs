@@ -80,43 +80,34 @@ pub(crate) fn report_split(
 fn report_unhandled(runs: &[PolicyRun], out: &mut dyn Write) -> io::Result<()> {
     for run in runs {
         let stats = run.schedule.stats();
-        let mut notes = Vec::new();
-        if stats.dedicated_as_batch > 0 {
-            notes.push(format!(
-                "{} dedicated jobs run as batch jobs (requested starts ignored)",
-                stats.dedicated_as_batch
-            ));
-        }
-        if stats.commands_ignored > 0 {
-            notes.push(format!(
-                "{} elastic commands ignored (no ECC processor)",
-                stats.commands_ignored
-            ));
-        }
-        if stats.processor_commands_rejected > 0 {
-            notes.push(format!(
-                "{} processor commands (EP/RP) rejected",
-                stats.processor_commands_rejected
-            ));
-        }
-        if stats.commands_applied > 0 {
-            notes.push(format!(
-                "{} elastic commands applied",
-                stats.commands_applied
-            ));
-        }
-        if stats.commands_ending_jobs > 0 {
-            notes.push(format!(
-                "{} time reductions ended their job at once (to the run time it had made)",
-                stats.commands_ending_jobs
-            ));
-        }
-        if stats.commands_after_end > 0 {
-            notes.push(format!(
-                "{} elastic commands came after their job ended or was rejected (no effect)",
-                stats.commands_after_end
-            ));
-        }
+        let counted = [
+            (
+                stats.dedicated_as_batch,
+                "dedicated jobs run as batch jobs (requested starts ignored)",
+            ),
+            (
+                stats.commands_ignored,
+                "elastic commands ignored (no ECC processor)",
+            ),
+            (
+                stats.processor_commands_rejected,
+                "processor commands (EP/RP) rejected",
+            ),
+            (stats.commands_applied, "elastic commands applied"),
+            (
+                stats.commands_ending_jobs,
+                "time reductions ended their job at once (to the run time it had made)",
+            ),
+            (
+                stats.commands_after_end,
+                "elastic commands came after their job ended or was rejected (no effect)",
+            ),
+        ];
+        let notes: Vec<String> = counted
+            .iter()
+            .filter(|&&(count, _)| count > 0)
+            .map(|(count, what)| format!("{count} {what}"))
+            .collect();
         if !notes.is_empty() {
             writeln!(out, "{}: {}", run.spec, notes.join("; "))?;
         }
