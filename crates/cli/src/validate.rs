@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use schedsim_run::{WorkloadFileError, WorkloadInput, plural};
 use schedsim_sim_core::{Calendar, CalendarError};
-use workload_format::{Header, ReadOptions, ReadSummary, Reader, Workload};
+use workload_format::{Header, ReadOptions, ReadSummary, Reader, Record, Workload};
 
 use crate::{CommandError, error_line};
 
@@ -140,16 +140,11 @@ fn check(path: &Path, options: &ReadOptions) -> FileOutcome {
 
 /// The outcome of a workload read whole (JSON lines, Batsim's JSON).
 fn read_whole(path: &Path, workload: Workload) -> FileOutcome {
-    let mut commands = schedsim_run::UnusableCommands::default();
+    let mut checks = RecordChecks::default();
     for (index, record) in workload.records.iter().enumerate() {
-        commands.check(index, record);
+        checks.check(index, record);
     }
-    let record_warnings = schedsim_run::repeated_job_numbers_in(workload.records.iter())
-        .into_iter()
-        .chain(schedsim_run::EarlyRequestedStarts::of(workload.records.iter()).warning())
-        .chain(commands.warning())
-        .collect();
-    read(path, &workload.header, workload.summary, record_warnings)
+    read(path, &workload.header, workload.summary, checks.warnings())
 }
 
 /// The outcome of a file read to its end: its calendar checked, the
@@ -173,35 +168,51 @@ fn read(
     }
 }
 
-/// Streams the file to its end, keeping of each job only its number and
-/// place (for the repeated-number check), not the record.
+/// Streams the file to its end, keeping of each record only what the
+/// checks need, not the record.
 fn stream(path: &Path, mut reader: Reader<Box<dyn BufRead + Send>>) -> FileOutcome {
-    let mut numbers = Vec::new();
-    let mut early_starts = schedsim_run::EarlyRequestedStarts::default();
-    let mut commands = schedsim_run::UnusableCommands::default();
+    let mut checks = RecordChecks::default();
     for (index, record) in reader.by_ref().enumerate() {
-        if let Ok(record) = &record {
-            early_starts.check(record);
-            commands.check(index, record);
-        }
         match record {
+            Ok(record) => checks.check(index, &record),
             Err(error) => {
                 return FileOutcome::Failed {
                     path: path.to_path_buf(),
                     error: error.into(),
                 };
             }
-            Ok(record) if !record.is_command() => numbers.push((record.job_number, index)),
-            Ok(_) => {}
         }
     }
     let (header, summary) = reader.into_parts();
-    let record_warnings = schedsim_run::repeated_job_numbers(numbers.iter().copied())
-        .into_iter()
-        .chain(early_starts.warning())
-        .chain(commands.warning())
-        .collect();
-    read(path, &header, summary, record_warnings)
+    read(path, &header, summary, checks.warnings())
+}
+
+/// The checks of the records, one at a time: each job's number and place
+/// (for the repeated-number check), dedicated jobs asking to start before
+/// their submission, and the CWF commands `simulate` refuses.
+#[derive(Default)]
+struct RecordChecks {
+    numbers: Vec<(u64, usize)>,
+    early_starts: schedsim_run::EarlyRequestedStarts,
+    commands: schedsim_run::UnusableCommands,
+}
+
+impl RecordChecks {
+    fn check(&mut self, index: usize, record: &Record) {
+        if !record.is_command() {
+            self.numbers.push((record.job_number, index));
+        }
+        self.early_starts.check(record);
+        self.commands.check(index, record);
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        schedsim_run::repeated_job_numbers(self.numbers.iter().copied())
+            .into_iter()
+            .chain(self.early_starts.warning())
+            .chain(self.commands.warning())
+            .collect()
+    }
 }
 
 fn report(outcome: &FileOutcome, lenient: bool, out: &mut dyn Write) -> io::Result<()> {
