@@ -196,7 +196,7 @@ struct TrainSummary<'a> {
 /// from parents whose fitness was measured otherwise.
 #[derive(Serialize)]
 struct FitnessContext<'a> {
-    workloads: Vec<(&'a Path, usize)>,
+    workloads: Vec<(String, usize)>,
     criteria: String,
     objective: String,
     lenient: bool,
@@ -215,7 +215,7 @@ fn fitness_context(args: &TrainArgs, workloads: &[TrainingWorkload]) -> String {
             .workloads
             .iter()
             .zip(workloads)
-            .map(|(path, w)| (path.as_path(), w.loaded.jobs.len()))
+            .map(|(path, w)| (path.display().to_string(), w.loaded.jobs.len()))
             .collect(),
         criteria: args.criteria.to_string(),
         objective: args.objective.to_string(),
@@ -227,7 +227,8 @@ fn fitness_context(args: &TrainArgs, workloads: &[TrainingWorkload]) -> String {
         scale_seed: args.scale_seed,
         invoke: args.invoke,
     };
-    // Strings, numbers and paths only: serde_json cannot fail on them.
+    // Strings and numbers only (paths as text: serde_json refuses a path
+    // that is not UTF-8), so encoding cannot fail.
     serde_json::to_string(&context).unwrap_or_default()
 }
 
