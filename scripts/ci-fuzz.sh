@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target of fuzz/ for SECONDS seconds each (default
+# Runs every cargo-fuzz target of fuzz/ for SECONDS seconds each, side by side (default
 # 60), seeded with fixtures/bad-input and the small fixtures. It builds the
 # targets the way cargo-fuzz does (libFuzzer with SanitizerCoverage
 # instrumentation, debug assertions and overflow checks on) but with the
@@ -20,15 +20,29 @@ cargo build --release --bins --quiet --target "$host"
 seeds="$(mktemp -d)"
 cp ../fixtures/bad-input/*.swf ../fixtures/bad-input/*.cwf "$seeds"/
 head -c 4000 ../fixtures/lublin-128-1000.swf > "$seeds/lublin-head.swf"
-for target in parse_line read simulate; do
+# The targets run side by side, each for its full SECONDS: a libFuzzer
+# process is single-threaded, so on two cores this takes SECONDS, not three
+# times it. Each one's log is printed after all have ended.
+targets=(parse_line read simulate)
+pids=()
+for target in "${targets[@]}"; do
     mkdir -p "corpus/$target" "artifacts/$target"
-    echo "--- fuzz target $target for ${seconds}s"
     "$CARGO_TARGET_DIR/$host/release/$target" "corpus/$target" "$seeds" \
         -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 \
-        -artifact_prefix="artifacts/$target/" 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss|#[0-9]+ *DONE)|panicked|ERROR|SUMMARY|Test unit written" || true
-    if compgen -G "artifacts/$target/crash-*" > /dev/null; then
+        -artifact_prefix="artifacts/$target/" > "$seeds/$target.log" 2>&1 &
+    pids+=($!)
+done
+failed=0
+for i in "${!targets[@]}"; do
+    target="${targets[$i]}"
+    status=0
+    wait "${pids[$i]}" || status=$?
+    echo "--- fuzz target $target for ${seconds}s (exit status $status)"
+    grep -E "^(stat::number_of_executed_units|stat::peak_rss|#[0-9]+ *DONE)|panicked|ERROR|SUMMARY|Test unit written" "$seeds/$target.log" || true
+    if compgen -G "artifacts/$target/crash-*" > /dev/null || [ "$status" -ne 0 ]; then
         echo "fuzz target $target found a crash: fuzz/artifacts/$target/"
-        exit 1
+        failed=1
     fi
 done
 rm -rf "$seeds"
+exit "$failed"
