@@ -124,9 +124,15 @@ fn writes_jobs_csv_schedule_and_summary_per_policy() {
 fn two_runs_write_identical_files() {
     let dir = temp_dir("determinism");
     let (a, b) = (dir.join("a"), dir.join("b"));
+    // The project's 1000-job Lublin fixture, not the 10,000-job built-in
+    // workload: debug builds check every conservative compression against
+    // a brute-force search, which made this test take 25 s.
+    let workload = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lublin-128-1000.swf");
     for out in [&a, &b] {
         let o = run(&[
             "simulate",
+            "-w",
+            s(&workload),
             "-p",
             "easy",
             "-p",

@@ -563,21 +563,50 @@ proptest! {
     /// profile against a rebuilt one; the simulator accepts every start
     /// (capacity, submit times), and job arrays, and profiles laid out
     /// again often, give the schedule of examining every job.
+    ///
+    /// One test per kind of workload, so that the three (the slowest of
+    /// the suite) run side by side.
     #[test]
-    fn conservative_shortcuts_hold_on_mixed_workloads(
-        killed in mixed_workload(false),
-        extended in mixed_workload(true),
-        settling in settling_workload(),
+    fn conservative_shortcuts_hold_with_jobs_killed_at_their_estimate(
+        jobs in mixed_workload(false),
     ) {
-        for jobs in [killed, extended, settling] {
-            simulate(&jobs, &mut Backfill::new(QueueOrder::ShortestFirst, Depth::All)).unwrap();
-            let arrays = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
-            let each = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays()).unwrap();
-            prop_assert_eq!(arrays.starts(), each.starts());
-            let relaid = simulate(&jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All).with_frequent_relayouts()).unwrap();
-            prop_assert_eq!(arrays.starts(), relaid.starts());
-        }
+        check_conservative_shortcuts(&jobs)?;
     }
+
+    #[test]
+    fn conservative_shortcuts_hold_with_jobs_running_past_their_estimate(
+        jobs in mixed_workload(true),
+    ) {
+        check_conservative_shortcuts(&jobs)?;
+    }
+
+    #[test]
+    fn conservative_shortcuts_hold_on_settling_queues(jobs in settling_workload()) {
+        check_conservative_shortcuts(&jobs)?;
+    }
+}
+
+/// The body of the three tests above.
+fn check_conservative_shortcuts(jobs: &JobSet) -> Result<(), TestCaseError> {
+    simulate(
+        jobs,
+        &mut Backfill::new(QueueOrder::ShortestFirst, Depth::All),
+    )
+    .unwrap();
+    let arrays = simulate(jobs, &mut Backfill::new(QueueOrder::Fcfs, Depth::All)).unwrap();
+    let each = simulate(
+        jobs,
+        &mut Backfill::new(QueueOrder::Fcfs, Depth::All).without_job_arrays(),
+    )
+    .unwrap();
+    prop_assert_eq!(arrays.starts(), each.starts());
+    let relaid = simulate(
+        jobs,
+        &mut Backfill::new(QueueOrder::Fcfs, Depth::All).with_frequent_relayouts(),
+    )
+    .unwrap();
+    prop_assert_eq!(arrays.starts(), relaid.starts());
+    Ok(())
 }
 
 /// Eight workloads of `strategy`, the same on every run.
