@@ -629,6 +629,27 @@ impl<'a> Options<'a> {
             })
     }
 
+    /// Sets `target` to the value of option `key`, if given, one of the
+    /// named `choices` (any other word gets their names).
+    pub(crate) fn choice<T: Copy>(
+        &self,
+        key: &str,
+        target: &mut T,
+        choices: &[(&str, T)],
+    ) -> Result<(), SpecError> {
+        if let Some(value) = self.get(key) {
+            *target = choices
+                .iter()
+                .find(|(name, _)| *name == value)
+                .map(|&(_, v)| v)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                    self.bad_value(key, value, &names.join(" or "))
+                })?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn out_of_range(&self, option: &str, value: &str, range: &str) -> SpecError {
         SpecError::OutOfRange {
             policy: self.spec.name.clone(),

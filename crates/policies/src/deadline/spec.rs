@@ -59,25 +59,6 @@ pub(crate) const MRT_OPTIONS: &[(&str, &str)] = &[
     HEURISTIC,
 ];
 
-fn choice<T: Copy>(
-    options: &Options<'_>,
-    key: &str,
-    target: &mut T,
-    choices: &[(&str, T)],
-) -> Result<(), SpecError> {
-    if let Some(value) = options.get(key) {
-        *target = choices
-            .iter()
-            .find(|(name, _)| *name == value)
-            .map(|&(_, v)| v)
-            .ok_or_else(|| {
-                let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-                options.bad_value(key, value, &names.join(" or "))
-            })?;
-    }
-    Ok(())
-}
-
 fn count(options: &Options<'_>, key: &str, target: &mut u32) -> Result<(), SpecError> {
     if let Some(value) = options.whole(key, (0, u32::MAX.into()), "a whole number (0 or more)")? {
         *target = value;
@@ -86,8 +67,7 @@ fn count(options: &Options<'_>, key: &str, target: &mut u32) -> Result<(), SpecE
 }
 
 fn heuristic(options: &Options<'_>, target: &mut Heuristic) -> Result<(), SpecError> {
-    choice(
-        options,
+    options.choice(
         "heuristic",
         target,
         &[("edf", Heuristic::Edf), ("llf", Heuristic::Llf)],
@@ -104,14 +84,12 @@ pub(crate) fn build(
             let mut config = QopsConfig::default();
             count(options, "k", &mut config.k)?;
             heuristic(options, &mut config.heuristic)?;
-            choice(
-                options,
+            options.choice(
                 "new-job",
                 &mut config.new_job,
                 &[("first", NewJob::First), ("sorted", NewJob::Sorted)],
             )?;
-            choice(
-                options,
+            options.choice(
                 "on-fail",
                 &mut config.on_failure,
                 &[
@@ -119,8 +97,7 @@ pub(crate) fn build(
                     ("reject", OnFailure::Reject),
                 ],
             )?;
-            choice(
-                options,
+            options.choice(
                 "accept",
                 &mut config.acceptance,
                 &[
@@ -132,8 +109,7 @@ pub(crate) fn build(
         }
         "msb" => {
             let mut config = MsbConfig::default();
-            choice(
-                options,
+            options.choice(
                 "order",
                 &mut config.order,
                 &[
@@ -142,8 +118,7 @@ pub(crate) fn build(
                 ],
             )?;
             heuristic(options, &mut config.heuristic)?;
-            choice(
-                options,
+            options.choice(
                 "cost",
                 &mut config.cost,
                 &[("wait", MsbCost::TotalWait), ("last-end", MsbCost::LastEnd)],

@@ -262,25 +262,6 @@ fn switch(options: &Options<'_>, key: &str, target: &mut bool) -> Result<(), Spe
     Ok(())
 }
 
-fn choice<T: Copy>(
-    options: &Options<'_>,
-    key: &str,
-    target: &mut T,
-    choices: &[(&str, T)],
-) -> Result<(), SpecError> {
-    if let Some(value) = options.get(key) {
-        *target = choices
-            .iter()
-            .find(|(name, _)| *name == value)
-            .map(|&(_, v)| v)
-            .ok_or_else(|| {
-                let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-                options.bad_value(key, value, &names.join(" or "))
-            })?;
-    }
-    Ok(())
-}
-
 const SECONDS: &str = "a whole number of seconds";
 const JOBS: &str = "a number of jobs";
 
@@ -325,8 +306,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
     )?;
     fraction(options, "long-share", &mut config.long_share, UNIT)?;
     fraction(options, "medium-share", &mut config.medium_share, UNIT)?;
-    choice(
-        options,
+    options.choice(
         "slice-end",
         &mut config.slice_end,
         &[("class", SliceEnd::Class), ("all", SliceEnd::All)],
@@ -336,8 +316,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         let mut o = OptimiserConfig::default();
         group_options(options, "long", &mut o.long)?;
         group_options(options, "medium", &mut o.medium)?;
-        choice(
-            options,
+        options.choice(
             "work-criterion",
             &mut o.work_criterion,
             &[
@@ -366,8 +345,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
             "a number of nodes",
         )?;
         number(options, "split", &mut s.split, jobs(2), JOBS)?;
-        choice(
-            options,
+        options.choice(
             "search",
             &mut s.order,
             &[
@@ -378,15 +356,13 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         )?;
         switch(options, "bnb", &mut s.branch_and_bound)?;
         number(options, "bound", &mut s.bound, seconds(1), SECONDS)?;
-        choice(
-            options,
+        options.choice(
             "bsld",
             &mut s.rounding,
             &[("ceil", Rounding::Ceil), ("real", Rounding::Real)],
         )?;
         fraction(options, "shift", &mut s.shift, NON_NEGATIVE)?;
-        choice(
-            options,
+        options.choice(
             "select",
             &mut s.selection,
             &[
@@ -400,8 +376,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         fraction(options, "gamma", &mut s.gamma, NON_NEGATIVE)?;
         fraction(options, "delta", &mut o.delta, UNIT)?;
         fraction(options, "min-util", &mut o.min_util, UNIT)?;
-        choice(
-            options,
+        options.choice(
             "tail",
             &mut o.tail,
             &[("release", Tail::Release), ("keep", Tail::Keep)],
