@@ -2266,7 +2266,7 @@ fn schedule_swf_header(loaded: &LoadedWorkload, run: &PolicyRun) -> Result<Heade
     // The counts of this file, not of the log it came from: every job (ran
     // or rejected) and every command line.
     let jobs = loaded.jobs.len();
-    let commands = loaded.records.iter().filter(Record::is_command).count();
+    let commands = loaded.records.command_count();
     header.set("MaxJobs", jobs)?;
     header.set("MaxRecords", jobs + commands)?;
     // Time 0 (StartTime) is the same after any load change; the end is the

@@ -37,6 +37,7 @@ pub struct PackedRecords {
     /// [`PackedRecords::job_numbers_increase`].
     last_job_number: Option<u64>,
     job_numbers_out_of_order: bool,
+    commands: usize,
 }
 
 /// Bits of the field mask, in encoding order after the job number.
@@ -105,6 +106,25 @@ impl PackedRecords {
         !self.job_numbers_out_of_order
     }
 
+    /// Number of CWF command lines among the records, counted as they were
+    /// pushed (a count that does not decode them again).
+    ///
+    /// ```
+    /// use workload_format::{CwfFields, PackedRecords, Record, RequestType};
+    ///
+    /// let mut command = Record::unknown(1);
+    /// command.cwf = Some(CwfFields {
+    ///     requested_start_time: None,
+    ///     request_type: RequestType::ExtendTime,
+    ///     amount: Some(60),
+    /// });
+    /// let packed: PackedRecords = [Record::unknown(1), command].iter().collect();
+    /// assert_eq!(packed.command_count(), 1);
+    /// ```
+    pub fn command_count(&self) -> usize {
+        self.commands
+    }
+
     /// Gives spare capacity back to the allocator.
     pub fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();
@@ -170,7 +190,9 @@ impl PackedRecords {
             zigzag(record.job_number.wrapping_sub(self.last_number)),
         );
         self.last_number = record.job_number;
-        if !record.is_command() {
+        if record.is_command() {
+            self.commands += 1;
+        } else {
             if self
                 .last_job_number
                 .is_some_and(|last| record.job_number <= last)
