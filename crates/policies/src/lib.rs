@@ -137,9 +137,9 @@ mod spec_kumar;
 
 pub use backfill::{Backfill, Depth};
 pub use deadline::{
-    Acceptance, Admission, AdmissionCounters, DeadlineAdmission, Heuristic, MrtConfig, MsbConfig,
-    MsbCost, MsbOrder, NewJob, OnFailure, PlanJob, QopsConfig, Reservation, mrt, msb, qops,
-    qops_options,
+    Acceptance, Admission, AdmissionCounters, DeadlineAdmission, Heuristic, MAX_BACKTRACKS, MAX_K,
+    MrtConfig, MsbConfig, MsbCost, MsbOrder, NewJob, OnFailure, PlanJob, QopsConfig, Reservation,
+    mrt, msb, qops, qops_options,
 };
 pub use dedicated::{DedicatedMode, EasyD, LosD};
 pub use delayed_los::{DEFAULT_SKIP_THRESHOLD, DelayedLos, DelayedLosConfig, HybridLos};

@@ -759,6 +759,27 @@ mod tests {
         assert!(build("scojo-pect:cycle=9007199254740992").is_ok());
     }
 
+    /// The deadline searches' bounds stop where one admission would take
+    /// seconds: `qops:k=4294967295` and `mrt:backtracks=4294967295` ran
+    /// for hours on the 1000-job fixture with exact estimates.
+    #[test]
+    fn deadline_search_bounds_are_capped() {
+        assert_eq!(
+            build("qops:k=4294967295").unwrap_err(),
+            "policy `qops`: option `k` = `4294967295` is out of range (0 to 10000)"
+        );
+        assert_eq!(
+            build("qops:k=10001").unwrap_err(),
+            "policy `qops`: option `k` = `10001` is out of range (0 to 10000)"
+        );
+        assert!(build("qops:k=10000").is_ok());
+        assert_eq!(
+            build("mrt:backtracks=1000001").unwrap_err(),
+            "policy `mrt`: option `backtracks` = `1000001` is out of range (0 to 1000000)"
+        );
+        assert!(build("mrt:backtracks=1000000").is_ok());
+    }
+
     /// Every numeric option: a number out of range gets the value, the
     /// option and the range; text that is no number what is expected.
     #[test]
@@ -787,7 +808,7 @@ mod tests {
             ),
             (
                 "qops:k=-5",
-                "policy `qops`: option `k` = `-5` is out of range (0 to 4294967295)",
+                "policy `qops`: option `k` = `-5` is out of range (0 to 10000)",
             ),
             (
                 "mrt:backtracks=1e3",
@@ -836,7 +857,7 @@ mod tests {
             "backfill:depth=0",
             "scojo-pect-opt:max-wide=8,budget=18446744073709551615",
             "scojo-pect:long-share=1,medium-share=0",
-            "qops:k=4294967295",
+            "qops:k=10000",
         ] {
             assert!(build(spec).is_ok(), "{spec}: {:?}", build(spec));
         }

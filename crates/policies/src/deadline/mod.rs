@@ -41,7 +41,7 @@
 //! | QoPS: a failed option | `on-fail=next`: the next option (prose: log2 N options) | `reject` at once (Fig. 3's `break`) |
 //! | QoPS: acceptance | `accept=at-most-k` (prose: "at most K times") | `fewer-than-k` (Fig. 3, step B) |
 //! | MSB: re-placement | `order=scheduled` (Fig. 1, step C.c) | `heuristic` (prose) |
-//! | K, Bmax | `k=5`, `backtracks=100` | any |
+//! | K, Bmax | `k=5`, `backtracks=100` | 0 to 10,000 and 0 to 1,000,000 ([`MAX_K`], [`MAX_BACKTRACKS`]) |
 //! | heuristic | `edf` | `llf` |
 //! | MSB cost | `cost=wait`: total wait | `last-end` |
 //!
@@ -65,8 +65,8 @@ mod policy;
 mod spec;
 
 pub use plan::{
-    Acceptance, AdmissionCounters, Heuristic, MrtConfig, MsbConfig, MsbCost, MsbOrder, NewJob,
-    OnFailure, PlanJob, QopsConfig, Reservation, mrt, msb, qops, qops_options,
+    Acceptance, AdmissionCounters, Heuristic, MAX_BACKTRACKS, MAX_K, MrtConfig, MsbConfig, MsbCost,
+    MsbOrder, NewJob, OnFailure, PlanJob, QopsConfig, Reservation, mrt, msb, qops, qops_options,
 };
 pub use policy::{Admission, DeadlineAdmission};
 pub(crate) use spec::{MRT_OPTIONS, MSB_OPTIONS, QOPS_OPTIONS, build};

@@ -100,6 +100,17 @@ pub enum Acceptance {
     FewerThanK,
 }
 
+/// The largest K-factor a spec may give. Each violation re-sorts and
+/// re-places the rest of the plan, so one admission costs up to K plan
+/// placements per insertion option: K = 10,000 is about a second on 1000
+/// jobs, K = 2^32 - 1 days.
+pub const MAX_K: u32 = 10_000;
+
+/// The largest Bmax a spec may give. Each backtrack re-checks every
+/// unscheduled job, so one admission costs up to Bmax x plan placements:
+/// Bmax = 1,000,000 is about half a second on 1000 jobs, 2^32 - 1 hours.
+pub const MAX_BACKTRACKS: u32 = 1_000_000;
+
 /// QoPS's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

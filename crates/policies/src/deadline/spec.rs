@@ -5,7 +5,8 @@
 use schedsim_sim_core::Policy;
 
 use super::plan::{
-    Acceptance, Heuristic, MrtConfig, MsbConfig, MsbCost, MsbOrder, NewJob, OnFailure, QopsConfig,
+    Acceptance, Heuristic, MAX_BACKTRACKS, MAX_K, MrtConfig, MsbConfig, MsbCost, MsbOrder, NewJob,
+    OnFailure, QopsConfig,
 };
 use super::policy::{Admission, DeadlineAdmission};
 use crate::error::SpecError;
@@ -20,7 +21,7 @@ const HEURISTIC: (&str, &str) = (
 pub(crate) const QOPS_OPTIONS: &[(&str, &str)] = &[
     (
         "k",
-        "the K-factor: reorderings allowed per insertion option (default 5; the paper leaves it open)",
+        "the K-factor: reorderings allowed per insertion option (default 5, at most 10000; the paper leaves it open)",
     ),
     HEURISTIC,
     (
@@ -54,13 +55,15 @@ pub(crate) const MSB_OPTIONS: &[(&str, &str)] = &[
 pub(crate) const MRT_OPTIONS: &[(&str, &str)] = &[
     (
         "backtracks",
-        "Bmax: backtracks before the new job is rejected (default 100; the paper leaves it open)",
+        "Bmax: backtracks before the new job is rejected (default 100, at most 1000000; the paper leaves it open)",
     ),
     HEURISTIC,
 ];
 
-fn count(options: &Options<'_>, key: &str, target: &mut u32) -> Result<(), SpecError> {
-    if let Some(value) = options.whole(key, (0, u32::MAX.into()), "a whole number (0 or more)")? {
+/// A search bound from 0 to `max` (the searches' cost grows with it, so
+/// the range stops where one admission would take seconds).
+fn count(options: &Options<'_>, key: &str, target: &mut u32, max: u32) -> Result<(), SpecError> {
+    if let Some(value) = options.whole(key, (0, max.into()), "a whole number (0 or more)")? {
         *target = value;
     }
     Ok(())
@@ -82,7 +85,7 @@ pub(crate) fn build(
     let admission = match spec.name.as_str() {
         "qops" => {
             let mut config = QopsConfig::default();
-            count(options, "k", &mut config.k)?;
+            count(options, "k", &mut config.k, MAX_K)?;
             heuristic(options, &mut config.heuristic)?;
             options.choice(
                 "new-job",
@@ -127,7 +130,12 @@ pub(crate) fn build(
         }
         "mrt" => {
             let mut config = MrtConfig::default();
-            count(options, "backtracks", &mut config.max_backtracks)?;
+            count(
+                options,
+                "backtracks",
+                &mut config.max_backtracks,
+                MAX_BACKTRACKS,
+            )?;
             heuristic(options, &mut config.heuristic)?;
             Admission::Mrt(config)
         }
