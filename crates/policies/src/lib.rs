@@ -155,9 +155,9 @@ pub use los::{
 };
 pub use order::QueueOrder;
 pub use scojo::{
-    GroupParams, JobClass, NODES_PER_SCHEDULE, OptimiserConfig, Rounding, ScojoConfig,
-    ScojoCounters, ScojoPect, SearchConfig, SearchCounters, SearchInput, SearchJob, SearchOrder,
-    SearchOutcome, Selection, SliceEnd, Tail, WorkCriterion, search_group,
+    GroupParams, JobClass, MAX_SEARCH_NODES, NODES_PER_SCHEDULE, OptimiserConfig, Rounding,
+    ScojoConfig, ScojoCounters, ScojoPect, SearchConfig, SearchCounters, SearchInput, SearchJob,
+    SearchOrder, SearchOutcome, Selection, SliceEnd, Tail, WorkCriterion, search_group,
 };
 pub use shadow::{Shadow, Starts, shadow};
 pub use slurm::{

@@ -780,6 +780,28 @@ mod tests {
         assert!(build("mrt:backtracks=1000000").is_ok());
     }
 
+    /// SCOJO-PECT-opt's search stops at `budget x nodes` placements a
+    /// group; `budget=4294967295` or `nodes=4294967295` ran for hours on
+    /// the 1000-job fixture (one group).
+    #[test]
+    fn scojo_search_bounds_are_capped() {
+        let product = "(expected budget x nodes at most 10000000, the placements one group's search may make)";
+        assert_eq!(
+            build("scojo-pect-opt:budget=4294967295").unwrap_err(),
+            "policy `scojo-pect-opt`: option `budget` = `4294967295` is out of range (1 to 10000000)"
+        );
+        assert_eq!(
+            build("scojo-pect-opt:budget=200001").unwrap_err(),
+            format!("policy `scojo-pect-opt`: option `budget` = `200001` is not valid {product}")
+        );
+        // Only nodes given: the message names it.
+        assert_eq!(
+            build("scojo-pect-opt:nodes=1001").unwrap_err(),
+            format!("policy `scojo-pect-opt`: option `nodes` = `1001` is not valid {product}")
+        );
+        assert!(build("scojo-pect-opt:nodes=1000").is_ok());
+    }
+
     /// Every numeric option: a number out of range gets the value, the
     /// option and the range; text that is no number what is expected.
     #[test]
@@ -832,7 +854,7 @@ mod tests {
             ),
             (
                 "scojo-pect-opt:budget=0",
-                "policy `scojo-pect-opt`: option `budget` = `0` is out of range (1 to 18446744073709551615)",
+                "policy `scojo-pect-opt`: option `budget` = `0` is out of range (1 to 10000000)",
             ),
             (
                 "scojo-pect-opt:max-wide=9",
@@ -855,7 +877,8 @@ mod tests {
         for spec in [
             "backfill:depth=4294967295",
             "backfill:depth=0",
-            "scojo-pect-opt:max-wide=8,budget=18446744073709551615",
+            "scojo-pect-opt:max-wide=8,budget=200000",
+            "scojo-pect-opt:budget=10000000,nodes=1",
             "scojo-pect:long-share=1,medium-share=0",
             "qops:k=10000",
         ] {

@@ -465,6 +465,19 @@ impl ScojoConfig {
                     "sub-groups of at least 2 jobs and a bound of at least 1 s".to_owned(),
                 ));
             }
+            if search
+                .budget
+                .checked_mul(search.nodes_per_schedule)
+                .is_none_or(|nodes| nodes > super::search::MAX_SEARCH_NODES)
+            {
+                return Err((
+                    "budget",
+                    format!(
+                        "budget x nodes at most {}, the placements one group's search may make",
+                        super::search::MAX_SEARCH_NODES
+                    ),
+                ));
+            }
             if !(0.0..=1.0).contains(&optimiser.delta) || !(0.0..=1.0).contains(&optimiser.min_util)
             {
                 return Err(("delta", "delta and min-util in [0, 1]".to_owned()));

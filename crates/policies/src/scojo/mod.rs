@@ -53,6 +53,7 @@ pub use config::{
 };
 pub use policy::{ScojoCounters, ScojoPect};
 pub use search::{
-    NODES_PER_SCHEDULE, SearchCounters, SearchInput, SearchJob, SearchOutcome, search_group,
+    MAX_SEARCH_NODES, NODES_PER_SCHEDULE, SearchCounters, SearchInput, SearchJob, SearchOutcome,
+    search_group,
 };
 pub(crate) use spec::{OPT_OPTIONS, SCOJO_OPTIONS, build, config};

@@ -84,6 +84,12 @@ pub struct SearchCounters {
 /// `nodes`).
 pub const NODES_PER_SCHEDULE: u64 = 50;
 
+/// The most placements a spec may allow one group's search, `budget x
+/// nodes`: 10^7 (twenty times the default 10,000 x 50) is about two
+/// seconds a group; `budget=4294967295` ran for hours on the 1000-job
+/// fixture.
+pub const MAX_SEARCH_NODES: u64 = 10_000_000;
+
 impl SearchCounters {
     /// Adds another search's counters.
     pub fn add(&mut self, other: &Self) {

@@ -121,7 +121,7 @@ const OPTIMISER_OPTIONS: [(&str, &str); 32] = [
     ("level2", "the level-2 search: on (default) or off"),
     (
         "budget",
-        "schedules evaluated per group at most, both levels (default 10000)",
+        "schedules evaluated per group at most, both levels (default 10000; budget x nodes at most 10000000)",
     ),
     (
         "nodes",
@@ -329,7 +329,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
         number(options, "max-wide", &mut s.max_wide, (1, 8), JOBS)?;
         switch(options, "level1", &mut s.level1)?;
         switch(options, "level2", &mut s.level2)?;
-        let many = (1, u64::MAX.into());
+        let many = (1, super::search::MAX_SEARCH_NODES.into());
         number(
             options,
             "budget",
@@ -393,6 +393,7 @@ pub(crate) fn config(options: &Options<'_>, optimise: bool) -> Result<ScojoConfi
             "medium-max-jobs" => Some("medium-min-jobs"),
             "delta" => Some("min-util"),
             "split" => Some("bound"),
+            "budget" => Some("nodes"),
             "max-wide" => Some("min-wide"),
             "long-share" => Some("medium-share"),
             _ => None,
