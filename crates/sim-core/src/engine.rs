@@ -1205,6 +1205,28 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// The error for a start or rejection of a job that is not waiting,
+    /// saying where the job is instead.
+    fn not_waiting(&self, action: &'static str, id: JobId) -> SimError {
+        let status = match self.state_of(id) {
+            None => "no such job",
+            Some(JobState::NotArrived) => "it has not arrived yet",
+            Some(JobState::Waiting) => "it is waiting",
+            Some(JobState::Running | JobState::Resuming) => "it is running",
+            Some(JobState::Suspending | JobState::Suspended) => "it is suspended",
+            Some(JobState::Done) => "it has ended",
+            Some(JobState::Rejected) => "it was rejected",
+        };
+        SimError::NotWaiting {
+            policy: self.policy.clone(),
+            action,
+            job: id,
+            status,
+            number: self.jobs.jobs().get(id.index()).map(|job| job.number),
+            time: self.now,
+        }
+    }
+
     fn state_of(&self, id: JobId) -> Option<JobState> {
         self.state.runs.get(id.index()).map(|run| run.state)
     }
@@ -1212,12 +1234,7 @@ impl<'a> Simulation<'a> {
     fn start(&mut self, id: JobId, processors: Option<&[ProcRange]>) -> Result<(), SimError> {
         let t = self.now;
         if self.state_of(id) != Some(JobState::Waiting) {
-            return Err(SimError::NotWaiting {
-                policy: self.policy.clone(),
-                job: id,
-                number: self.jobs.jobs().get(id.index()).map(|job| job.number),
-                time: t,
-            });
+            return Err(self.not_waiting("started", id));
         }
         let job = self.jobs.job(id);
         let free = self.state.machine.free();
@@ -1304,12 +1321,7 @@ impl<'a> Simulation<'a> {
 
     fn reject(&mut self, id: JobId, reason: &str) -> Result<(), SimError> {
         if self.state_of(id) != Some(JobState::Waiting) {
-            return Err(SimError::NotWaiting {
-                policy: self.policy.clone(),
-                job: id,
-                number: self.jobs.jobs().get(id.index()).map(|job| job.number),
-                time: self.now,
-            });
+            return Err(self.not_waiting("rejected", id));
         }
         let job = self.jobs.job(id);
         if job.requested_start.is_some() && self.capabilities.dedicated_jobs {

@@ -84,14 +84,19 @@ pub enum JobModelError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SimError {
-    /// The policy started a job that is not waiting (unknown, already
-    /// running or finished, or started twice in one step).
-    #[error("policy {policy} started job {} ({job:?}) at time {time}, but that job is not waiting", number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
+    /// The policy started or rejected a job that is not waiting (unknown,
+    /// already running or finished, or started twice in one step).
+    #[error("policy {policy} {action} job {} ({job:?}) at time {time}, but that job is not waiting ({status})", number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
     NotWaiting {
         /// The policy's name.
         policy: String,
+        /// What the policy did: `started` or `rejected`.
+        action: &'static str,
         /// The job.
         job: JobId,
+        /// Where the job is instead: `it has not arrived yet`, `it is
+        /// running`, `it has ended`, `it was rejected`, `no such job`, ...
+        status: &'static str,
         /// Its number in the workload, if the id is valid.
         number: Option<u64>,
         /// Simulated time of the decision.

@@ -202,7 +202,7 @@ fn invalid_decisions_are_errors() {
     assert!(matches!(err, SimError::NotWaiting { job: JobId(9), .. }));
     assert_eq!(
         err.to_string(),
-        "policy scripted started job ? (JobId(9)) at time 0, but that job is not waiting"
+        "policy scripted started job ? (JobId(9)) at time 0, but that job is not waiting (no such job)"
     );
     // A wake-up in the past.
     let err = simulate(&jobs, &mut Scripted(vec![(0, vec![], vec![-1])])).unwrap_err();

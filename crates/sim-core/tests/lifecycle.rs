@@ -113,6 +113,20 @@ fn a_policy_that_rejects_every_job_finishes() {
     )
     .unwrap_err();
     assert!(matches!(err, SimError::NotWaiting { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "policy script started job 1 (JobId(0)) at time 0, but that job is not waiting (it was rejected)"
+    );
+    // Rejecting it twice says so: the message said "started" before.
+    let err = simulate(
+        &jobs,
+        &mut Script::new(vec![(0, vec![Act::Reject(0), Act::Reject(0)])]),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "policy script rejected job 1 (JobId(0)) at time 0, but that job is not waiting (it was rejected)"
+    );
 }
 
 #[test]
