@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBool, PyBytes, PyInt, PyString, PyTuple};
 use schedsim_sim_core::{Decisions, JobId, JobSet, Policy, Time, View};
 
 /// Per-job attributes, shared by every snapshot of one run.
@@ -48,39 +48,59 @@ pub struct ViewSnapshot {
     jobs: Arc<JobTable>,
 }
 
+/// A job given by Python (a decision's job or an argument of the view's
+/// methods) as an index below `count`: a negative or too large int is not
+/// a job of the workload (IndexError), a bool or another type is a
+/// TypeError; both name the value.
+fn job_index(item: &Bound<'_, PyAny>, count: usize) -> PyResult<usize> {
+    let not_a_job = || {
+        PyIndexError::new_err(format!(
+            "job {item} is not a job of this workload ({count} jobs: 0 to {})",
+            count.saturating_sub(1)
+        ))
+    };
+    if item.is_instance_of::<PyBool>() || !item.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "a job is an int (an index as in view.queue), not {}: {}",
+            item.get_type().name()?,
+            item.repr()?
+        )));
+    }
+    match item.extract::<i64>() {
+        Ok(index) => usize::try_from(index)
+            .ok()
+            .filter(|&index| index < count)
+            .ok_or_else(not_a_job),
+        // An int beyond i64.
+        Err(_) => Err(not_a_job()),
+    }
+}
+
 impl ViewSnapshot {
-    fn index(&self, job: u32) -> PyResult<usize> {
-        let index = job as usize;
-        if index < self.jobs.size.len() {
-            Ok(index)
-        } else {
-            Err(PyIndexError::new_err(format!(
-                "job {job} is not a job of this workload ({} jobs)",
-                self.jobs.size.len()
-            )))
-        }
+    fn index(&self, job: &Bound<'_, PyAny>) -> PyResult<usize> {
+        job_index(job, self.jobs.size.len())
     }
 }
 
 #[pymethods]
 impl ViewSnapshot {
     /// The job's processors.
-    fn size(&self, job: u32) -> PyResult<u32> {
+    fn size(&self, job: &Bound<'_, PyAny>) -> PyResult<u32> {
         Ok(self.jobs.size[self.index(job)?])
     }
 
     /// The job's runtime estimate, seconds (what a scheduler knows).
-    fn estimate(&self, job: u32) -> PyResult<Time> {
+    fn estimate(&self, job: &Bound<'_, PyAny>) -> PyResult<Time> {
         Ok(self.jobs.estimate[self.index(job)?])
     }
 
     /// The job's submit time, seconds.
-    fn submit(&self, job: u32) -> PyResult<Time> {
+    fn submit(&self, job: &Bound<'_, PyAny>) -> PyResult<Time> {
         Ok(self.jobs.submit[self.index(job)?])
     }
 
     /// The job's number in the workload file.
-    fn number(&self, job: u32) -> PyResult<u64> {
+    fn number(&self, job: &Bound<'_, PyAny>) -> PyResult<u64> {
         Ok(self.jobs.number[self.index(job)?])
     }
 
@@ -149,23 +169,35 @@ impl PyPolicy {
         }
         let count = self.jobs.size.len();
         let job = |item: &Bound<'_, PyAny>| -> PyResult<JobId> {
-            let index: u32 = item.extract()?;
-            if (index as usize) < count {
-                Ok(JobId(index))
-            } else {
-                Err(PyIndexError::new_err(format!(
-                    "job {index} is not a job of this workload ({count} jobs)"
-                )))
-            }
+            let index = job_index(item, count)?;
+            // The workload's jobs are numbered by u32 indices.
+            Ok(JobId(u32::try_from(index).unwrap_or(u32::MAX)))
         };
-        for decision in result.try_iter()? {
+        let decisions_expected = || {
+            Ok::<_, PyErr>(PyTypeError::new_err(format!(
+                "schedule returns None or a list of decisions such as [(\"start\", job)], not {}: {}",
+                result.get_type().name()?,
+                result.repr()?
+            )))
+        };
+        // A string is iterable, but its characters are no decisions.
+        if result.is_instance_of::<PyString>() || result.is_instance_of::<PyBytes>() {
+            return Err(decisions_expected()?);
+        }
+        let Ok(iterator) = result.try_iter() else {
+            return Err(decisions_expected()?);
+        };
+        for decision in iterator {
             let decision = decision?;
             let tuple = decision.cast::<PyTuple>().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "a decision is a tuple such as (\"start\", job), not {decision}"
                 ))
             })?;
-            let kind: String = tuple.get_item(0)?.extract()?;
+            let kind: String = match tuple.get_item(0) {
+                Ok(kind) if kind.is_instance_of::<PyString>() => kind.extract()?,
+                _ => String::new(),
+            };
             match (kind.as_str(), tuple.len()) {
                 ("start", 2) => decisions.start(job(&tuple.get_item(1)?)?),
                 ("reject", 3) => {
@@ -175,7 +207,21 @@ impl PyPolicy {
                 ("reject", 2) => decisions.reject(job(&tuple.get_item(1)?)?, "rejected"),
                 ("suspend", 2) => decisions.suspend(job(&tuple.get_item(1)?)?),
                 ("resume", 2) => decisions.resume(job(&tuple.get_item(1)?)?),
-                ("wake", 2) => decisions.wake_at(tuple.get_item(1)?.extract()?),
+                ("wake", 2) => {
+                    let time = tuple.get_item(1)?;
+                    if time.is_instance_of::<PyBool>() || !time.is_instance_of::<PyInt>() {
+                        return Err(PyTypeError::new_err(format!(
+                            "a wake time is an int (seconds), not {}: {}",
+                            time.get_type().name()?,
+                            time.repr()?
+                        )));
+                    }
+                    // Beyond i64 is past any time a simulation reaches (or
+                    // before the current one); the simulator refuses
+                    // i64::MAX and i64::MIN with the limit.
+                    let beyond = if time.lt(0)? { Time::MIN } else { Time::MAX };
+                    decisions.wake_at(time.extract().unwrap_or(beyond));
+                }
                 _ => {
                     return Err(PyValueError::new_err(format!(
                         "unknown decision {decision}: use (\"start\", job), (\"reject\", job, \
