@@ -269,6 +269,22 @@ impl EnvCore {
                 "window and episode_jobs must be at least 1",
             ));
         }
+        // The generated workload is held whole (24 bytes and more a job):
+        // jobs=2**40 aborted the interpreter ("memory allocation of
+        // 343047627866112 bytes failed"). The CLI holds as many at most.
+        if path.is_none() && jobs > lublin_model::MAX_HELD_JOBS {
+            return Err(PyValueError::new_err(format!(
+                "jobs={jobs} is more than the {} jobs a generated workload may hold",
+                lublin_model::MAX_HELD_JOBS
+            )));
+        }
+        // Each observation holds window x features floats.
+        if window > lublin_model::MAX_HELD_JOBS {
+            return Err(PyValueError::new_err(format!(
+                "window={window} is more than {} rows",
+                lublin_model::MAX_HELD_JOBS
+            )));
+        }
         let metric = match metric {
             "bsld" => Metric::BoundedSlowdown,
             "wait" => Metric::Wait,

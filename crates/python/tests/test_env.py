@@ -65,3 +65,27 @@ def test_backfilling_option_and_metric():
     assert reward <= 0 and steps <= 256
     with pytest.raises(ValueError, match="unknown metric"):
         SchedulingEnv(metric="speed")
+
+
+def test_bad_arguments_are_clear_errors():
+    # jobs=2**40 aborted the interpreter with a failed allocation.
+    with pytest.raises(ValueError, match="more than the 67108864 jobs"):
+        SchedulingEnv(jobs=2**40)
+    with pytest.raises(ValueError, match="window=1099511627776 is more than"):
+        SchedulingEnv(jobs=2000, window=2**40)
+    env = SchedulingEnv(jobs=2000, window=4, episode_jobs=20, seed=1)
+    with pytest.raises(ValueError, match="unknown reset option 'strat'"):
+        env.reset(options={"strat": 0})
+    with pytest.raises(ValueError, match="'start' is a job index, 0 or more, not -1"):
+        env.reset(options={"start": -1})
+    # Before: OverflowError "int too big to convert".
+    with pytest.raises(ValueError, match="seed 18446744073709551616 is more than 2\\*\\*64 - 1"):
+        env.reset(seed=2**64)
+    env.reset(seed=2**64 - 1)
+    env.reset(seed=1)
+    # Outside the space: taken as row 0 (4, 10**30: OverflowError) or
+    # truncated (1.7) before.
+    for action in (4, -1, 1.7, 10**30, True):
+        with pytest.raises(ValueError, match="not in the action space: a row from 0 to 3"):
+            env.step(action)
+    env.step(np.int64(3))

@@ -53,13 +53,28 @@ class SchedulingEnv(gymnasium.Env):
         return {"action_mask": obs[:, -1] > 0.5}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None and not isinstance(seed, bool) and isinstance(seed, int) \
+                and seed >= 2**64:
+            raise ValueError(f"seed {seed} is more than 2**64 - 1")
         super().reset(seed=seed)
         if seed is not None:
             self.core.seed(seed)
-        start = None if options is None else options.get("start")
-        obs = self.core.reset(start)
+        options = options or {}
+        unknown = sorted(set(options) - {"start"})
+        if unknown:
+            raise ValueError(f"unknown reset option {unknown[0]!r}: the only one is 'start'")
+        start = options.get("start")
+        if start is not None and (isinstance(start, bool) or not isinstance(start, (int, np.integer))
+                                  or start < 0):
+            raise ValueError(f"reset option 'start' is a job index, 0 or more, not {start!r}")
+        obs = self.core.reset(None if start is None else int(start))
         return obs, self._info(obs)
 
     def step(self, action):
+        # An action outside the space (row `window`, -1, 1.7) was taken as
+        # row 0 or truncated; empty rows inside it pick the first job.
+        if isinstance(action, (bool, np.bool_)) or not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is not in the action space: a row from 0 to "
+                             f"{self.window - 1}")
         obs, reward, terminated = self.core.step(int(action))
         return obs, float(reward), bool(terminated), False, self._info(obs)
