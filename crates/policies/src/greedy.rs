@@ -130,7 +130,8 @@ pub struct CriterionParams {
 pub enum GreedyError {
     /// A parameter is outside its bounds (or not finite).
     #[error(
-        "criterion {criterion:?}: parameter {name} is {value}, expected a value in [{lower}, {upper}]"
+        "criterion {criterion:?}: parameter {name} is {}, expected a value in [{lower}, {upper}]",
+        crate::number::readable_real(*value)
     )]
     OutOfBounds {
         /// The criterion.
@@ -145,7 +146,7 @@ pub enum GreedyError {
         upper: f64,
     },
     /// f3 given a b other than 0.
-    #[error("criterion F3 has no parameter b, but b is {0}")]
+    #[error("criterion F3 has no parameter b, but b is {}", crate::number::readable_real(*.0))]
     BForF3(f64),
     /// A parameter vector of the wrong length.
     #[error("criterion {criterion:?} takes {expected} parameters, not {found}")]
@@ -740,6 +741,26 @@ mod tests {
         );
         assert_eq!(GreedyJob::new(6, 0, 1, 1), Err(GreedyError::BadGroup(6)));
         assert_eq!(GreedyJob::new(0, 0, 1, 1), Err(GreedyError::BadGroup(0)));
+    }
+
+    /// A parameter of 1e308 was written out in 309 digits.
+    #[test]
+    fn huge_parameters_are_written_short() {
+        let params = CriterionParams {
+            a: 1e308,
+            b: 0.0,
+            w: [1.0; USER_GROUPS],
+            k: [0.0; USER_GROUPS],
+        };
+        let error = SortingCriterion::new(Criterion::F1, params).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "criterion F1: parameter a is 1e308, expected a value in [0, 1]"
+        );
+        assert_eq!(
+            GreedyError::BForF3(1e-300).to_string(),
+            "criterion F3 has no parameter b, but b is 1e-300"
+        );
     }
 
     #[test]
