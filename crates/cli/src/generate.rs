@@ -84,8 +84,9 @@ pub struct CommonArgs {
     )]
     pub out: Option<PathBuf>,
     /// Every generator parameter from a JSON file (the layout
-    /// --print-params writes; absent keys keep their defaults). Excludes
-    /// the model options.
+    /// --print-params writes; absent top-level keys keep their defaults, a
+    /// group such as `size` or `runtime` is given whole). Excludes the
+    /// model options.
     #[arg(long, value_name = "FILE.json")]
     pub params: Option<PathBuf>,
     /// Print the parameters as JSON (the defaults changed by the options
