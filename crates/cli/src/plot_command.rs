@@ -93,6 +93,21 @@ pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<Vec<PathBuf>, PlotCo
             let jobs = gantt(&run, from, to, g.color, &path)?;
             writeln!(out, "{}: {jobs} jobs in [{from}, {to}] s", path.display())
                 .map_err(PlotCommandError::Output)?;
+            if jobs == 0 {
+                // An empty chart is easy to take for a broken one: say
+                // where the jobs are.
+                let first = run.jobs.iter().map(|j| j.job.start).min();
+                let last = run.jobs.iter().map(|j| j.job.finish).max();
+                let span = match first.zip(last) {
+                    Some((first, last)) => format!("its jobs run from {first} to {last} s"),
+                    None => "it holds no job that ran".to_owned(),
+                };
+                writeln!(
+                    out,
+                    "warning: no job runs in [{from}, {to}] s, so the chart is empty; {span}"
+                )
+                .map_err(PlotCommandError::Output)?;
+            }
             vec![path]
         }
         None => {

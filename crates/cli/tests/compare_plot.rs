@@ -230,6 +230,26 @@ fn plots_are_written() {
     assert_eq!(std::fs::read(&again).unwrap(), svg.as_bytes());
     let o = run(&["plot", "gantt", s(&easy), "--from", "10", "--to", "10"]);
     assert!(!o.status.success());
+    // A window after every job: an empty chart, and a warning that says
+    // where the jobs are.
+    let late = dir.join("late.svg");
+    let report = ok(&run(&[
+        "plot",
+        "gantt",
+        s(&easy),
+        "--from",
+        "1000000",
+        "--to",
+        "2000000",
+        "-o",
+        s(&late),
+    ]));
+    assert!(
+        report.contains(
+            "warning: no job runs in [1000000, 2000000] s, so the chart is empty; its jobs run from 0 to"
+        ),
+        "{report}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
