@@ -131,7 +131,7 @@ pub enum GreedyError {
     /// A parameter is outside its bounds (or not finite).
     #[error(
         "criterion {criterion:?}: parameter {name} is {}, expected a value in [{lower}, {upper}]",
-        crate::number::readable_real(*value)
+        workload_format::readable_number(*value)
     )]
     OutOfBounds {
         /// The criterion.
@@ -146,7 +146,7 @@ pub enum GreedyError {
         upper: f64,
     },
     /// f3 given a b other than 0.
-    #[error("criterion F3 has no parameter b, but b is {}", crate::number::readable_real(*.0))]
+    #[error("criterion F3 has no parameter b, but b is {}", workload_format::readable_number(*.0))]
     BForF3(f64),
     /// A parameter vector of the wrong length.
     #[error("criterion {criterion:?} takes {expected} parameters, not {found}")]

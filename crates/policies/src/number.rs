@@ -67,18 +67,6 @@ pub(crate) fn non_negative_u32(text: &str) -> Result<u32, String> {
     })
 }
 
-/// A float as a message shows it: `1e308`, not 309 digits (as
-/// `workload_format::readable_number`, only a dev-dependency here).
-pub(crate) fn readable_real(value: f64) -> String {
-    if !(value.is_finite() && value != 0.0 && !(1e-4..1e15).contains(&value.abs())) {
-        return format!("{value}");
-    }
-    let text = format!("{value:.5e}");
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-    format!("{mantissa}e{exponent}")
-}
-
 /// `min..=max` of reals for a message: `0 to 1`, or `0 or more (finite)`
 /// when `max` is `f64::MAX`.
 pub(crate) fn real_range(min: f64, max: f64) -> String {

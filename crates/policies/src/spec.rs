@@ -760,8 +760,8 @@ mod tests {
     }
 
     /// The deadline searches' bounds stop where one admission would take
-    /// seconds: `qops:k=4294967295` and `mrt:backtracks=4294967295` ran
-    /// for hours on the 1000-job fixture with exact estimates.
+    /// seconds: `qops:k=4294967295` and `mrt:backtracks=4294967295` did
+    /// not end within 20 s on the 1000-job fixture with exact estimates.
     #[test]
     fn deadline_search_bounds_are_capped() {
         assert_eq!(
@@ -781,8 +781,8 @@ mod tests {
     }
 
     /// SCOJO-PECT-opt's search stops at `budget x nodes` placements a
-    /// group; `budget=4294967295` or `nodes=4294967295` ran for hours on
-    /// the 1000-job fixture (one group).
+    /// group; `budget=4294967295` or `nodes=4294967295` did not end within
+    /// 20 s on the 1000-job fixture (one group).
     #[test]
     fn scojo_search_bounds_are_capped() {
         let product = "(expected budget x nodes at most 10000000, the placements one group's search may make)";
