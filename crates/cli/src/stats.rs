@@ -186,7 +186,8 @@ pub struct Stats {
     /// Lines skipped in lenient mode.
     pub skipped_lines: u64,
     /// What `simulate` warns of in the file: Batsim ids replaced by
-    /// numbers, header keys given twice with different values.
+    /// numbers, header keys given twice with different values; and jobs
+    /// wider than the machine `procs` names.
     pub warnings: Vec<String>,
     /// The conventions, in words.
     pub conventions: &'static str,
@@ -284,6 +285,21 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             (Some(load), None)
         }
     };
+    // Statistics do not name jobs: repeated job numbers do not matter.
+    let mut warnings = schedsim_run::input_warnings(&summary, None, &header);
+    if let Some(p) = procs {
+        let wider = sizes.iter().filter(|&&size| size > p).count();
+        if wider > 0 {
+            let widest = sizes.iter().max().copied().unwrap_or(p);
+            warnings.push(format!(
+                "warning: jobs wider than the machine's {p} processors (from {}): {wider} of \
+                 {} in the load, the widest {widest}; the offered load counts them, simulate \
+                 refuses them and simulate --lenient drops them",
+                procs_from.unwrap_or("?"),
+                sizes.len()
+            ));
+        }
+    }
     let stats = Stats {
         file: args.file.display().to_string(),
         records: summary.records,
@@ -311,8 +327,7 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
             })
             .collect(),
         skipped_lines: summary.skipped_lines,
-        // Statistics do not name jobs: repeated job numbers do not matter.
-        warnings: schedsim_run::input_warnings(&summary, None, &header),
+        warnings,
         conventions: CONVENTIONS,
     };
     let written = if args.json {
@@ -460,7 +475,7 @@ mod tests {
              5 30 -1 10 0 -1 -1 -1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
         )
         .unwrap();
-        let result = stats(&StatsArgs::new(file), &mut Vec::new()).unwrap();
+        let result = stats(&StatsArgs::new(file.clone()), &mut Vec::new()).unwrap();
         // Load = (4*10 + 2*10) / (8 procs * span (10 - 0)) = 60 / 80.
         assert_eq!(result.offered_load, Some(0.75));
         assert_eq!(result.jobs_in_load, 2);
@@ -468,5 +483,26 @@ mod tests {
         assert_eq!(result.excluded.unknown_size, 1);
         assert_eq!(result.excluded.unknown_run_time, 1);
         assert_eq!(result.excluded.unknown_submit_time, 1);
+        assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+        // --procs 3 leaves job 1 (4 processors) wider than the machine.
+        let narrow = StatsArgs {
+            procs: Some(3),
+            ..StatsArgs::new(file)
+        };
+        let mut text = Vec::new();
+        let narrowed = stats(&narrow, &mut text).unwrap();
+        assert_eq!(
+            narrowed.warnings,
+            [
+                "warning: jobs wider than the machine's 3 processors (from --procs): 1 of 2 in \
+              the load, the widest 4; the offered load counts them, simulate refuses them and \
+              simulate --lenient drops them"
+            ]
+        );
+        assert!(
+            String::from_utf8(text)
+                .unwrap()
+                .contains(&narrowed.warnings[0])
+        );
     }
 }
