@@ -32,9 +32,10 @@ pub struct Case {
     /// of the CWF generator of Kumar et al. with its defaults (P_D = 0.5,
     /// P_E = 0.2, P_R = 0.1; 320 processors in blocks of 32) at load 0.9,
     /// seed 1, generated in the child and counted in its time; or
-    /// `lublin:JOBS:LOAD`, `scojo:SEED`, `stalled:JOBS[:blocked]` or
-    /// `shapes:JOBS` (see `generated_lublin`, `generated_scojo`,
-    /// `stalled_records` and `shape_records`).
+    /// `lublin:JOBS:LOAD`, `scojo:SEED`, `stalled:JOBS[:blocked]`,
+    /// `unmovable:JOBS` or `shapes:JOBS` (see `generated_lublin`,
+    /// `generated_scojo`, `stalled_records`, `unmovable_records` and
+    /// `shape_records`).
     pub trace: &'static str,
     /// Policy spec.
     pub policy: &'static str,
@@ -202,6 +203,17 @@ pub const CASES: &[Case] = &[
         rss_mb: None,
         deadlines: None,
     },
+    // Where the walk over the queue misses the issue's O((1 + moved) log n)
+    // bound: each early end moves one job, found behind 20,000 runs that
+    // cannot move (quadratic; no target: see docs/RESULTS.md).
+    Case {
+        issue: 17,
+        trace: "unmovable:20000",
+        policy: "conservative",
+        seconds: f64::INFINITY,
+        rss_mb: None,
+        deadlines: None,
+    },
     // Long queues of shapes whose sizes and estimates are anti-correlated:
     // without per-class minima in the fit index, every backfilling query
     // searched the whole queue (68afe5f's `simulate` took 11.1 s).
@@ -327,6 +339,18 @@ fn generated_scojo(trace: &str) -> Option<u64> {
     trace.strip_prefix("scojo:")?.parse().ok()
 }
 
+/// A generated job: submitted at `submit`, on `size` processors, with an
+/// estimate and a runtime.
+fn job(number: usize, submit: u64, size: u64, estimate: u64, runtime: u64) -> Record {
+    let mut record = Record::unknown(number as u64);
+    record.submit_time = Some(submit);
+    record.run_time = Some(runtime);
+    record.allocated_processors = Some(size);
+    record.requested_processors = Some(size);
+    record.requested_time = Some(estimate);
+    record
+}
+
 /// Jobs of each kind in a `stalled:JOBS[:blocked]` case, and whether it
 /// is blocked.
 fn generated_stalled(trace: &str) -> Option<(usize, bool)> {
@@ -345,15 +369,6 @@ fn generated_stalled(trace: &str) -> Option<(usize, bool)> {
 /// 1-processor job for 2 x 10^7 s, which waits behind the queue: every
 /// gain raises its size before its reservation, and it cannot move.
 fn stalled_records(jobs: usize, blocked: bool) -> Vec<Record> {
-    let job = |number: usize, submit: u64, size: u64, estimate: u64, runtime: u64| {
-        let mut record = Record::unknown(number as u64);
-        record.submit_time = Some(submit);
-        record.run_time = Some(runtime);
-        record.allocated_processors = Some(size);
-        record.requested_processors = Some(size);
-        record.requested_time = Some(estimate);
-        record
-    };
     let mut records = vec![job(1, 0, 127, 10_000_000, 10_000_000)];
     records.extend((0..jobs).map(|index| job(index + 2, 1, 128, 100, 100)));
     records.extend((0..jobs).map(|index| job(jobs + index + 2, 10 + 20 * index as u64, 1, 15, 5)));
@@ -361,6 +376,40 @@ fn stalled_records(jobs: usize, blocked: bool) -> Vec<Record> {
         records.push(job(2 * jobs + 2, 2, 1, 20_000_000, 20_000_000));
     }
     records.sort_by_key(|record| (record.submit_time, record.job_number));
+    records
+}
+
+/// Jobs of each kind in an `unmovable:JOBS` case.
+fn generated_unmovable(trace: &str) -> Option<usize> {
+    trace.strip_prefix("unmovable:")?.parse().ok()
+}
+
+/// An `unmovable:JOBS` workload on 128 processors, where conservative's
+/// walk over the queue is quadratic. A job on 126 processors for 10^7 s,
+/// and one on 127 for 10^8 s reserved behind it, leave 2 processors free
+/// until 10^7 s. JOBS 2-processor jobs for 2 x 10^7 s (every other one a
+/// second longer, so that no two neighbours form one run; estimates
+/// exact) queue at 1 s and are reserved from 1.1 x 10^8 s: the room before
+/// is too short for them. From 100 s, every 40 s, two 2-processor jobs
+/// estimated at 15 s: the first starts and ends after 5 s, and the second,
+/// reserved behind it, moves into its gain. Each of the JOBS early ends
+/// raises the queued jobs' size before their reservations and moves one
+/// job, the last in the queue: JOBS moves, JOBS^2 runs looked at.
+fn unmovable_records(jobs: usize) -> Vec<Record> {
+    let mut records = vec![
+        job(1, 0, 126, 10_000_000, 10_000_000),
+        job(2, 0, 127, 100_000_000, 100_000_000),
+    ];
+    records.extend((0..jobs).map(|index| {
+        let estimate = 20_000_000 + (index % 2) as u64;
+        job(index + 3, 1, 2, estimate, estimate)
+    }));
+    for pair in 0..jobs {
+        let submit = 100 + 40 * pair as u64;
+        let number = jobs + 3 + 2 * pair;
+        records.push(job(number, submit, 2, 15, 5));
+        records.push(job(number + 1, submit, 2, 15, 15));
+    }
     records
 }
 
@@ -388,13 +437,7 @@ fn shape_records(jobs: usize) -> Vec<Record> {
     (0..jobs)
         .map(|index| {
             let (size, estimate, runtime) = SHAPES[index % SHAPES.len()];
-            let mut record = Record::unknown(index as u64 + 1);
-            record.submit_time = Some(10 * index as u64);
-            record.run_time = Some(runtime);
-            record.allocated_processors = Some(size);
-            record.requested_processors = Some(size);
-            record.requested_time = Some(estimate);
-            record
+            job(index + 1, 10 * index as u64, size, estimate, runtime)
         })
         .collect()
 }
@@ -442,6 +485,7 @@ pub fn run(repeat: usize, only: Option<&str>) -> Result<bool, String> {
             && generated_scojo(case.trace).is_none()
             && generated_stalled(case.trace).is_none()
             && generated_shapes(case.trace).is_none()
+            && generated_unmovable(case.trace).is_none()
         {
             println!(
                 "{:<6} {:<30} {:<24} skipped: SCHEDSIM_TRACES not set",
@@ -568,6 +612,7 @@ pub fn run_case(index: usize) -> Result<(), String> {
     } else if let Some((procs, records)) = generated_stalled(case.trace)
         .map(|(jobs, blocked)| (128, stalled_records(jobs, blocked)))
         .or_else(|| generated_shapes(case.trace).map(|jobs| (64, shape_records(jobs))))
+        .or_else(|| generated_unmovable(case.trace).map(|jobs| (128, unmovable_records(jobs))))
     {
         let header = machine_header(procs)?;
         let args = SimulateArgs::new();
