@@ -10,8 +10,11 @@
 //! room around it and that size's shapes up to the first too long for it;
 //! for each search, the block bounds from the shape's floor on. That is
 //! O(runs + steps walked) per early end, not O((1 + moved) log n): see
-//! docs/RESULTS.md for the counters on RICC and for an index of the runs
-//! able to move that was measured and cost more than the walk it saved.
+//! docs/RESULTS.md for the counters on RICC, for an index of the runs
+//! able to move that was measured and cost more than the walk it saved,
+//! and for a workload where the walk is quadratic (`cargo xtask bench`'s
+//! `unmovable:JOBS`: each early end moves one job, behind JOBS runs that
+//! cannot).
 //! A settled queue is walked less: after a compression that moved nothing
 //! (or a call that left no job waiting) no waiting job can move, and an
 //! early end can open a window only for the sizes its gains raise (some
