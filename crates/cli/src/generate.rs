@@ -26,7 +26,7 @@ use lublin_model::{
     EstimateParams, GeneratedSummary, LublinGenerator, LublinParams, MAX_HELD_JOBS, OverMaximum,
     ParamsError, ReduceFloor, SizeUnit,
 };
-use schedsim_run::positive_number;
+use schedsim_run::{plural, positive_number};
 use serde::Serialize;
 
 use crate::estimates::{
@@ -659,7 +659,7 @@ fn report(
     let s = &outcome.summary;
     let commands = s.records - s.jobs;
     let commands = if commands > 0 {
-        format!(" and {commands} ET/RT lines")
+        format!(" and {}", plural(commands as u64, "ET/RT line"))
     } else {
         String::new()
     };
@@ -672,9 +672,9 @@ fn report(
         .map_or_else(String::new, |t| format!(" (target {t})"));
     writeln!(
         out,
-        "wrote {}: {} jobs{commands}, span {span} s ({:.1} days), offered load {load}{target} on {} processors, arrival scale {:.6}, in {:.2} s",
+        "wrote {}: {}{commands}, span {span} s ({:.1} days), offered load {load}{target} on {} processors, arrival scale {:.6}, in {:.2} s",
         outcome.path.display(),
-        s.jobs,
+        plural(s.jobs as u64, "job"),
         span as f64 / 86_400.0,
         outcome.machine_size,
         s.arrival_scale,
@@ -699,8 +699,8 @@ impl GenerateOutcome {
         }
         let reached = reached.map_or_else(|| "undefined".to_owned(), |l| format!("{l:.4}"));
         Some(format!(
-            "warning: the offered load is {reached}, not within 0.1% of the target {target} (submit times are whole seconds, and these {} jobs span {} s); generate more jobs or choose another load",
-            self.summary.jobs,
+            "warning: the offered load is {reached}, not within 0.1% of the target {target} (submit times are whole seconds; {} submitted over {} s); generate more jobs or choose another load",
+            plural(self.summary.jobs as u64, "job"),
             self.summary.span()
         ))
     }

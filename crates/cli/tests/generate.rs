@@ -153,6 +153,23 @@ fn a_load_target_out_of_reach_is_warned_about() {
         report.contains("warning: the offered load is 1.0625, not within 0.1% of the target 1000"),
         "{report}"
     );
+    assert!(report.contains("(submit times are whole seconds; 3 jobs submitted over "));
+    // One job: a load needs a span, and the counts are singular.
+    let report = ok(&format!(
+        "generate lublin --procs 128 -n 1 --seed 1 --load 0.5 -o {}",
+        path.display()
+    ));
+    assert!(
+        report.starts_with(&format!("wrote {}: 1 job, span 0 s", path.display())),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "warning: the offered load is undefined, not within 0.1% of the target 0.5 (submit \
+             times are whole seconds; 1 job submitted over 0 s)"
+        ),
+        "{report}"
+    );
     // 1,000 jobs reach load 0.7 to 0.1%: no warning.
     let report = ok(&format!(
         "generate lublin --procs 128 -n 1000 --seed 1 --load 0.7 -o {}",

@@ -228,6 +228,13 @@ fn write_svg(path: &Path, svg: &str) -> Result<(), PlotError> {
         source,
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        // create_dir_all on a file says only "File exists".
+        if parent.exists() && !parent.is_dir() {
+            return Err(write(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("{} is not a folder", parent.display()),
+            )));
+        }
         fs::create_dir_all(parent).map_err(write)?;
     }
     // A temporary name and a rename: a reader never sees half a figure.
@@ -936,6 +943,19 @@ mod tests {
         // Waits of 0 and 2^64 - 1 s: two points, the second at 2^64.
         let waits = wait_cdf(&jobs);
         assert_eq!(waits, [(1.0, 0.5), (18_446_744_073_709_551_616.0, 1.0)]);
+    }
+
+    #[test]
+    fn a_file_where_the_folder_goes_is_named() {
+        let dir = std::env::temp_dir().join(format!("schedsim-plot-file-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("afile");
+        fs::write(&file, "").unwrap();
+        let err = write_svg(&file.join("waits.svg"), "<svg/>").unwrap_err();
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(cause, format!("{} is not a folder", file.display()));
+        assert_eq!(fs::read_to_string(&file).unwrap(), "");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
