@@ -528,10 +528,10 @@ fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertErro
 fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "converted {} -> {}: {} records",
+        "converted {} -> {}: {}",
         args.input.display(),
         args.output.display(),
-        s.records
+        plural(s.records, "record")
     )?;
     for warning in &s.warnings {
         writeln!(out, "{warning}")?;

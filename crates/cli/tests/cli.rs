@@ -246,6 +246,10 @@ fn convert_round_trips_swf_cwf_and_json_lines() {
     assert_eq!(std::fs::read(&jsonl).unwrap()[..2], [0x1f, 0x8b]);
     // CWF `-1 S -1` lines hold nothing SWF cannot: back to the same text.
     assert_eq!(std::fs::read_to_string(&back).unwrap(), swf_text);
+    // One record: the count is singular.
+    let one = write(&dir, "one.swf", &format!("{LINE_A}\n"));
+    let o = run(&["convert", s(&one), s(&dir.join("one.cwf"))]);
+    assert!(stdout(&o).ends_with(": 1 record\n"), "{}", stdout(&o));
 }
 
 #[test]
