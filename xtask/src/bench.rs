@@ -17,8 +17,8 @@ use std::time::Instant;
 
 use lublin_model::{CwfGenerator, CwfParams, EstimateParams, LublinGenerator, LublinParams};
 use schedsim_run::{
-    DeadlineParams, Estimates, SimulateArgs, WorkloadSource, load_workload, make_deadlines,
-    metrics_config, prepare_packed, prepare_workload, run_policy_with,
+    DeadlineParams, Estimates, LoadedWorkload, SimulateArgs, WorkloadSource, load_workload,
+    make_deadlines, metrics_config, prepare_packed, prepare_workload, run_policy_with,
 };
 use schedsim_sim_core::LoadMethod;
 use workload_format::{Header, PackedRecords, Record, Workload};
@@ -442,6 +442,23 @@ fn shape_records(jobs: usize) -> Vec<Record> {
         .collect()
 }
 
+/// Records generated in this process, loaded as `simulate -w` would load
+/// them from a file named `trace` on `procs` processors.
+fn load_records(
+    args: &SimulateArgs,
+    trace: &str,
+    procs: u32,
+    records: Vec<Record>,
+) -> Result<LoadedWorkload, String> {
+    let header = machine_header(procs)?;
+    let source = WorkloadSource::File {
+        path: PathBuf::from(trace),
+        sha256: String::new(),
+    };
+    let workload = Workload::new(header, records);
+    prepare_workload(args, source, workload, None).map_err(|e| e.to_string())
+}
+
 /// A header for a generated workload on `procs` processors (as nodes).
 fn machine_header(procs: u32) -> Result<Header, String> {
     let mut header = Header::new();
@@ -614,14 +631,8 @@ pub fn run_case(index: usize) -> Result<(), String> {
         .or_else(|| generated_shapes(case.trace).map(|jobs| (64, shape_records(jobs))))
         .or_else(|| generated_unmovable(case.trace).map(|jobs| (128, unmovable_records(jobs))))
     {
-        let header = machine_header(procs)?;
         let args = SimulateArgs::new();
-        let source = WorkloadSource::File {
-            path: PathBuf::from(case.trace),
-            sha256: String::new(),
-        };
-        let workload = Workload::new(header, records);
-        let loaded = prepare_workload(&args, source, workload, None).map_err(|e| e.to_string())?;
+        let loaded = load_records(&args, case.trace, procs, records)?;
         (args, loaded)
     } else if let Some((jobs, load)) = generated_lublin(case.trace) {
         let params = LublinParams::for_machine(128)
@@ -727,4 +738,35 @@ fn peak_rss_mb() -> f64 {
                 .and_then(|kb| kb.parse::<f64>().ok())
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unmovable_moves_one_job_per_early_end_behind_every_run() {
+        // 30 jobs that cannot move, then 30 pairs: each pair's first job
+        // ends 10 s early, and the second moves into its gain.
+        let jobs = 30;
+        let args = SimulateArgs::new();
+        let loaded = load_records(&args, "unmovable:30", 128, unmovable_records(jobs)).unwrap();
+        let config = metrics_config(&args, loaded.jobs.model().procs);
+        let spec = "conservative".parse().unwrap();
+        let run = run_policy_with(&loaded.jobs, &spec, &config, &args.sim_options()).unwrap();
+        let counter = |name: &str| {
+            run.counters
+                .iter()
+                .find(|(counter, _)| counter == name)
+                .map(|&(_, value)| value)
+        };
+        assert_eq!(counter("compressions"), Some(30));
+        assert_eq!(counter("compression_moves"), Some(30));
+        // What the walk costs today, and what the bench case measures: each
+        // compression looks at the mover (a visit) after passing over the
+        // 31 runs ahead of it that cannot move (the 127-processor job
+        // reserved at 10^7 s, then the 30), 30 x 31 in all.
+        assert_eq!(counter("compression_visits"), Some(30));
+        assert_eq!(counter("compression_clean_skips"), Some(30 * 31));
+    }
 }
