@@ -19,7 +19,7 @@ use crate::figure::{
     REFERENCE_GREY, SeriesLook, TEXT_SIZE, Ticked, draw_legend, legend_layout, text_width,
 };
 use crate::run_dir::{RunDir, RunJob};
-use crate::simulate::write_atomically;
+use crate::simulate::{create_folder, write_atomically};
 
 /// Time series are reduced to at most this many buckets.
 pub const BUCKETS: usize = 2000;
@@ -228,14 +228,7 @@ fn write_svg(path: &Path, svg: &str) -> Result<(), PlotError> {
         source,
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        // create_dir_all on a file says only "File exists".
-        if parent.exists() && !parent.is_dir() {
-            return Err(write(io::Error::new(
-                io::ErrorKind::NotADirectory,
-                format!("{} is not a folder", parent.display()),
-            )));
-        }
-        fs::create_dir_all(parent).map_err(write)?;
+        create_folder(parent).map_err(write)?;
     }
     // A temporary name and a rename: a reader never sees half a figure.
     write_atomically(path, svg.as_bytes()).map_err(write)
@@ -952,6 +945,10 @@ mod tests {
         let file = dir.join("afile");
         fs::write(&file, "").unwrap();
         let err = write_svg(&file.join("waits.svg"), "<svg/>").unwrap_err();
+        let cause = std::error::Error::source(&err).unwrap().to_string();
+        assert_eq!(cause, format!("{} is not a folder", file.display()));
+        // Deeper: the file is a parent of the folder.
+        let err = write_svg(&file.join("plots/waits.svg"), "<svg/>").unwrap_err();
         let cause = std::error::Error::source(&err).unwrap().to_string();
         assert_eq!(cause, format!("{} is not a folder", file.display()));
         assert_eq!(fs::read_to_string(&file).unwrap(), "");

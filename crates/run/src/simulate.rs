@@ -1948,7 +1948,7 @@ pub fn write_run(
         let path = path.to_path_buf();
         move |source| SimulateError::Write { path, source }
     };
-    fs::create_dir_all(dir).map_err(write_error(dir))?;
+    create_folder(dir).map_err(write_error(dir))?;
     let config = metrics_config(args, loaded.jobs.model().procs);
 
     // Every file is written to a temporary name and renamed, so a reader
@@ -1981,6 +1981,27 @@ pub fn write_run(
     })?;
     write_atomically(&path, json.as_bytes()).map_err(write_error(&path))?;
     Ok(())
+}
+
+/// Creates the folder `path` and its parents, as `fs::create_dir_all` does,
+/// but a file where the folder or one of its parents goes is named ("X is
+/// not a folder"), where `create_dir_all` says only "File exists" or "Not
+/// a directory".
+pub fn create_folder(path: &Path) -> io::Result<()> {
+    fs::create_dir_all(path).map_err(|error| {
+        let file = match error.kind() {
+            io::ErrorKind::AlreadyExists => Some(path),
+            io::ErrorKind::NotADirectory => path.ancestors().skip(1).find(|a| a.is_file()),
+            _ => None,
+        };
+        match file {
+            Some(file) => io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("{} is not a folder", file.display()),
+            ),
+            None => error,
+        }
+    })
 }
 
 /// Writes `bytes` to `path` through a temporary name in the same folder

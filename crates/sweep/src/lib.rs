@@ -240,7 +240,8 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
         (None, Some(output)) => output.clone(),
         (None, None) => default_output(&spec.name),
     };
-    fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    schedsim_run::create_folder(&out)
+        .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     if args.slurm {
         if args.shards == 0 || args.cpus_per_task == 0 {
             return Err(SweepError::Usage(
@@ -253,7 +254,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
                 std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?
             }
         };
-        fs::create_dir_all(out.join("slurm"))
+        schedsim_run::create_folder(&out.join("slurm"))
             .map_err(|e| format!("cannot create {}/slurm: {e}", out.display()))?;
         // One segment: no newline can add a line to the script.
         let text = slurm::script(

@@ -251,7 +251,7 @@ pub fn run(
     progress: bool,
 ) -> Result<RunReport, String> {
     let cells_dir = out.join("cells");
-    fs::create_dir_all(&cells_dir)
+    schedsim_run::create_folder(&cells_dir)
         .map_err(|e| format!("cannot create {}: {e}", cells_dir.display()))?;
     let mine: Vec<&Cell> = cells
         .iter()

@@ -257,7 +257,7 @@ pub fn train(args: &TrainArgs, out: &mut dyn Write) -> Result<TrainOutcome, Trai
             workloads: args.workloads.len(),
         });
     }
-    fs::create_dir_all(&args.out).map_err(|source| TrainError::Write {
+    schedsim_run::create_folder(&args.out).map_err(|source| TrainError::Write {
         path: args.out.clone(),
         source,
     })?;
