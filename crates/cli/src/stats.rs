@@ -287,10 +287,12 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
     };
     // Statistics do not name jobs: repeated job numbers do not matter.
     let mut warnings = schedsim_run::input_warnings(&summary, None, &header);
-    if let Some(p) = procs {
-        let wider = sizes.iter().filter(|&&size| size > p).count();
+    // Sorts the sizes: the jobs wider than the machine come last.
+    let size = Percentiles::of(&mut sizes);
+    if let (Some(p), Some(size)) = (procs, &size) {
+        let wider = sizes.len() - sizes.partition_point(|&s| s <= p);
         if wider > 0 {
-            let widest = sizes.iter().max().copied().unwrap_or(p);
+            let widest = size.max;
             warnings.push(format!(
                 "warning: jobs wider than the machine's {p} processors (from {}): {wider} of \
                  {} in the load, the widest {widest}; the offered load counts them, simulate \
@@ -316,7 +318,7 @@ pub fn stats(args: &StatsArgs, out: &mut dyn Write) -> Result<Stats, StatsError>
         offered_load_unavailable,
         jobs_in_load: sizes.len() as u64,
         excluded,
-        size: Percentiles::of(&mut sizes),
+        size,
         run_time: Percentiles::of(&mut run_times),
         unknown_values: (1..=21)
             .filter(|&f| f < 19 || summary.cwf_records > 0)
