@@ -204,12 +204,45 @@ pub const CASES: &[Case] = &[
         deadlines: None,
     },
     // Where the walk over the queue misses the issue's O((1 + moved) log n)
-    // bound: each early end moves one job, found behind 20,000 runs that
+    // bound: each early end moves one job, found behind JOBS + 1 runs that
     // cannot move (quadratic; no target: see docs/RESULTS.md).
+    Case {
+        issue: 17,
+        trace: "unmovable:5000",
+        policy: "conservative",
+        seconds: f64::INFINITY,
+        rss_mb: None,
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "unmovable:10000",
+        policy: "conservative",
+        seconds: f64::INFINITY,
+        rss_mb: None,
+        deadlines: None,
+    },
     Case {
         issue: 17,
         trace: "unmovable:20000",
         policy: "conservative",
+        seconds: f64::INFINITY,
+        rss_mb: None,
+        deadlines: None,
+    },
+    Case {
+        issue: 17,
+        trace: "unmovable:40000",
+        policy: "conservative",
+        seconds: f64::INFINITY,
+        rss_mb: None,
+        deadlines: None,
+    },
+    // EASY on the same jobs, for scale.
+    Case {
+        issue: 17,
+        trace: "unmovable:40000",
+        policy: "easy",
         seconds: f64::INFINITY,
         rss_mb: None,
         deadlines: None,
@@ -394,7 +427,8 @@ fn generated_unmovable(trace: &str) -> Option<usize> {
 /// estimated at 15 s: the first starts and ends after 5 s, and the second,
 /// reserved behind it, moves into its gain. Each of the JOBS early ends
 /// raises the queued jobs' size before their reservations and moves one
-/// job, the last in the queue: JOBS moves, JOBS^2 runs looked at.
+/// job, the last in the queue: JOBS moves, and JOBS x (JOBS + 1) runs
+/// passed over (the 127-processor job waits ahead of the JOBS).
 fn unmovable_records(jobs: usize) -> Vec<Record> {
     let mut records = vec![
         job(1, 0, 126, 10_000_000, 10_000_000),

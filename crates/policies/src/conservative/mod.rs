@@ -13,7 +13,7 @@
 //! docs/RESULTS.md for the counters on RICC, for an index of the runs
 //! able to move that was measured and cost more than the walk it saved,
 //! and for a workload where the walk is quadratic (`cargo xtask bench`'s
-//! `unmovable:JOBS`: each early end moves one job, behind JOBS runs that
+//! `unmovable:JOBS`: each early end moves one job, behind JOBS + 1 runs that
 //! cannot).
 //! A settled queue is walked less: after a compression that moved nothing
 //! (or a call that left no job waiting) no waiting job can move, and an
