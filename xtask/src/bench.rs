@@ -366,7 +366,7 @@ fn generated_lublin(trace: &str) -> Option<(usize, f64)> {
 /// The seed of a `scojo:SEED` case: the SCOJO-PECT thesis's Table 5
 /// workload (the typeless Lublin-Feitelson model on 128 nodes, 10,000
 /// jobs, offered load 0.81, exact estimates; see
-/// `crates/lublin-model/tests/scojo_mix.rs`), run with 60 s suspend and
+/// `crates/lublin-model/tests/integration/scojo_mix.rs`), run with 60 s suspend and
 /// resume overheads, generated in the child and counted in its time.
 fn generated_scojo(trace: &str) -> Option<u64> {
     trace.strip_prefix("scojo:")?.parse().ok()

@@ -801,7 +801,7 @@ mod tests {
     }
 
     /// f3 with only group 1 weighted: the parameters of the proptest case
-    /// kept in tests/greedy.proptest-regressions.
+    /// kept in tests/integration/greedy.proptest-regressions.
     fn shrunk_f3() -> SortingCriterion {
         SortingCriterion::new(
             Criterion::F3,

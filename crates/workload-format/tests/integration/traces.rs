@@ -172,10 +172,9 @@ fn every_trace_reads_strictly_leniently_and_round_trips() {
     );
     for path in &files {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let expected = EXPECTED
-            .iter()
-            .find(|e| e.file == name)
-            .unwrap_or_else(|| panic!("{name}: no expected counts in tests/traces.rs; add them"));
+        let expected = EXPECTED.iter().find(|e| e.file == name).unwrap_or_else(|| {
+            panic!("{name}: no expected counts in tests/integration/traces.rs; add them")
+        });
 
         let strict = read_path(path, &ReadOptions::strict())
             .unwrap_or_else(|e| panic!("{name}: strict read failed: {e}"));

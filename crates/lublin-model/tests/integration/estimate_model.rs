@@ -4,7 +4,7 @@
 //! and of the accuracies (runtime / estimate). `cargo xtask estimates`
 //! prints the full table for five traces.
 
-mod common;
+use crate::common;
 
 use common::{ks_two_sample, traces_dir};
 use lublin_model::{EstimateParams, TsafrirParams, tsafrir_estimates};

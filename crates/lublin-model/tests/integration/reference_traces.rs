@@ -4,7 +4,7 @@
 //! runtimes and inter-arrival times must not reject at the 1% level, and the
 //! serial and power-of-two fractions must agree within 2 points.
 
-mod common;
+use crate::common;
 
 use common::{Job, ks_two_sample, read_trace, traces_dir};
 use lublin_model::{LublinGenerator, LublinParams};

@@ -1,0 +1,11 @@
+//! The crate's integration tests, one module per concern, built as one test
+//! binary: each file under `tests/` used to be a binary of its own, linked
+//! against every dependency and instantiating proptest and serde again, which
+//! cost most of the suite's build time.
+
+mod brute_force;
+mod errors;
+mod reductions;
+mod reuse;
+mod table_cells;
+mod thesis_example;
