@@ -4,29 +4,12 @@
 //! `error:` line naming what is wrong, and where a file's line is at fault,
 //! the file and the line.
 
+use crate::support::{run, temp_dir, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use std::process::Output;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/bad-input")
-}
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-bad-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
 }
 
 /// Exit 0, or exit 1 (or 2 for usage) with an `error:` first line; never a
@@ -50,7 +33,7 @@ fn assert_clean(args: &[&str], output: &Output) {
 /// Every file of the corpus, plus files too large to keep in the
 /// repository.
 fn corpus() -> Vec<PathBuf> {
-    let made = temp_dir("made");
+    let made = temp_dir("bad-made");
     // One line over the reader's 1 MiB limit.
     let long = made.join("long-line.swf");
     let mut line = "; MaxProcs: 64\n".to_owned();
@@ -70,7 +53,7 @@ fn corpus() -> Vec<PathBuf> {
 
 #[test]
 fn no_bad_input_panics_and_every_refusal_says_why() {
-    let out = temp_dir("outputs");
+    let out = temp_dir("bad-outputs");
     for file in corpus() {
         let f = file.to_str().unwrap();
         let stem = file.file_name().unwrap().to_str().unwrap();
@@ -237,7 +220,7 @@ fn times_near_the_limit_simulate_exactly() {
     // arrives a second later and starts at once. SCOJO-PECT runs them
     // too: it used to wake at each of job 1's 7.5 x 10^12 slice ends.
     let path = corpus_dir().join("runtime-near-max-time.swf");
-    let out = temp_dir("near-limit");
+    let out = temp_dir("bad-near-limit");
     let output = run(&[
         "simulate",
         "-w",
@@ -266,7 +249,7 @@ fn times_near_the_limit_simulate_exactly() {
 
 #[test]
 fn out_of_range_options_and_parameters_get_a_range_message() {
-    let dir = temp_dir("ranges");
+    let dir = temp_dir("bad-ranges");
     let workload = corpus_dir().join("duplicate-job-numbers.swf");
     let w = workload.to_str().unwrap();
     let gen_out = dir.join("g.swf");
@@ -524,7 +507,7 @@ fn convert_warns_of_repeated_job_numbers() {
     // Job 1 twice (at 0 and 3 s): converted, with the warning simulate
     // and validate give.
     let workload = corpus_dir().join("duplicate-job-numbers.swf");
-    let out = temp_dir("convert-repeated").join("copy.swf");
+    let out = temp_dir("bad-convert-repeated").join("copy.swf");
     let output = run(&["convert", workload.to_str().unwrap(), out.to_str().unwrap()]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let report = text(&output.stdout);
@@ -569,7 +552,7 @@ fn validate_refuses_the_header_zones_simulate_refuses_unless_overridden() {
 fn sacct_output_is_refused_without_a_stray_space() {
     // "x.sacct : sacct output ..." had a space before the colon.
     let workload = corpus_dir().join("duplicate-job-numbers.swf");
-    let out = temp_dir("sacct-out").join("x.sacct");
+    let out = temp_dir("bad-sacct-out").join("x.sacct");
     let output = run(&["convert", workload.to_str().unwrap(), out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
@@ -586,7 +569,7 @@ fn sacct_output_is_refused_without_a_stray_space() {
 fn convert_counts_unknown_sacct_states_in_lenient_mode() {
     // Two jobs, State WEIRD and COMPLETED: strict refuses line 2 naming
     // the value; lenient keeps both and warns of one.
-    let dir = temp_dir("sacct-state");
+    let dir = temp_dir("bad-sacct-state");
     let input = dir.join("w.sacct");
     std::fs::write(
         &input,
@@ -625,7 +608,7 @@ fn every_command_warns_of_conflicting_header_keys() {
     // header says so, with the same words (the Note lines may repeat).
     let file = corpus_dir().join("conflicting-max-procs.swf");
     let f = file.to_str().unwrap();
-    let out = temp_dir("conflicting-keys");
+    let out = temp_dir("bad-conflicting-keys");
     let converted = out.join("copy.jsonl");
     let warning = "warning: header key MaxProcs is given 2 times with different values \
                    (\"8\", \"16\"); the first is used";
@@ -653,7 +636,7 @@ fn every_command_warns_of_conflicting_header_keys() {
 fn every_command_warns_of_renumbered_batsim_ids() {
     // Ids "a" and "a": not integers (and repeated). Every command that
     // reads Batsim's JSON gives the same warning, naming the first id.
-    let dir = temp_dir("renumbered");
+    let dir = temp_dir("bad-renumbered");
     let input = dir.join("w.json");
     std::fs::write(
         &input,
@@ -691,7 +674,7 @@ fn every_command_warns_of_renumbered_batsim_ids() {
 fn json_lines_from_convert_are_read_by_every_command() {
     // The 10-job one-processor file of a test above, through convert to
     // JSON lines and back into simulate, validate and stats.
-    let dir = temp_dir("jsonl-commands");
+    let dir = temp_dir("bad-jsonl-commands");
     let swf = dir.join("w.swf");
     let mut jobs = "; MaxProcs: 2\n".to_owned();
     for number in 1..=10 {
@@ -725,7 +708,7 @@ fn json_lines_from_convert_are_read_by_every_command() {
 fn model_estimates_above_the_largest_time_are_set_to_it_with_a_warning() {
     // Run time and requested time 2^53 s: f:2 draws up to twice that,
     // which validate would refuse; it is set to 2^53 and counted.
-    let dir = temp_dir("estimates-max");
+    let dir = temp_dir("bad-estimates-max");
     let input = dir.join("max.swf");
     std::fs::write(
         &input,

@@ -1,35 +1,16 @@
 //! The `schedsim` binary on small files: exit codes and key output.
 
+use crate::support::{run, temp_dir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const LINE_A: &str = "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 0 -1 -1 -1";
 const LINE_B: &str = "2 100 0 300 2 -1 -1 -1 400 -1 1 2 1 -1 0 -1 -1 -1";
-
-/// A fresh folder for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write fixture");
     path
-}
-
-fn schedsim(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
-
-fn run(args: &[&str]) -> Output {
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
-    schedsim(&args)
 }
 
 fn stdout(o: &Output) -> String {
@@ -46,7 +27,7 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn validate_accepts_good_files_and_rejects_bad_ones() {
-    let dir = temp_dir("validate");
+    let dir = temp_dir("cli-validate");
     let good = write(
         &dir,
         "good.swf",
@@ -74,7 +55,7 @@ fn validate_accepts_good_files_and_rejects_bad_ones() {
 fn validate_warns_of_job_numbers_given_twice() {
     // LINE_A twice: job number 1 at records 1 and 2. The file is valid
     // (exit 0), but results name jobs by number, so it is flagged.
-    let dir = temp_dir("validate-dup");
+    let dir = temp_dir("cli-validate-dup");
     let twice = write(
         &dir,
         "twice.swf",
@@ -94,7 +75,7 @@ fn validate_warns_of_job_numbers_given_twice() {
 
 #[test]
 fn validate_lenient_counts_by_reason_and_exits_0() {
-    let dir = temp_dir("lenient");
+    let dir = temp_dir("cli-lenient");
     let bad = write(
         &dir,
         "bad.swf",
@@ -135,7 +116,7 @@ fn validate_lenient_counts_by_reason_and_exits_0() {
 
 #[test]
 fn missing_file_error_shows_its_cause() {
-    let dir = temp_dir("missing");
+    let dir = temp_dir("cli-missing");
     let o = run(&["stats", s(&dir.join("nope.swf"))]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
@@ -158,7 +139,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn stats_text_and_json() {
-    let dir = temp_dir("stats");
+    let dir = temp_dir("cli-stats");
     // Job 1: size 4 (requested), runtime 100; job 2: size 2 (requested
     // unknown, allocated 2), runtime 300; span 100 - 0 = 100 s.
     // load = (4*100 + 2*300) / (8 * 100) = 1000 / 800 = 1.25.
@@ -194,7 +175,7 @@ fn stats_text_and_json() {
 
 #[test]
 fn stats_without_machine_size_says_why() {
-    let dir = temp_dir("nosize");
+    let dir = temp_dir("cli-nosize");
     let file = write(&dir, "w.swf", &format!("{LINE_A}\n{LINE_B}\n"));
     let o = run(&["stats", s(&file)]);
     assert_eq!(o.status.code(), Some(0));
@@ -205,7 +186,7 @@ fn stats_without_machine_size_says_why() {
 
 #[test]
 fn stats_load_divides_by_the_time_scale() {
-    let dir = temp_dir("scale");
+    let dir = temp_dir("cli-scale");
     let text = |f: u64| {
         format!(
             "; MaxProcs: 16\n{}\n{}\n",
@@ -227,7 +208,7 @@ fn stats_load_divides_by_the_time_scale() {
 
 #[test]
 fn convert_round_trips_swf_cwf_and_json_lines() {
-    let dir = temp_dir("convert");
+    let dir = temp_dir("cli-convert");
     let swf_text = format!("; Version: 2.2\n; MaxProcs: 8\n{LINE_A}\n; between\n{LINE_B}\n");
     let swf = write(&dir, "w.swf", &swf_text);
     let cwf = dir.join("w.cwf");
@@ -254,7 +235,7 @@ fn convert_round_trips_swf_cwf_and_json_lines() {
 
 #[test]
 fn convert_to_swf_refuses_to_drop_cwf_information() {
-    let dir = temp_dir("dropcwf");
+    let dir = temp_dir("cli-dropcwf");
     let cwf = write(
         &dir,
         "w.cwf",
@@ -291,7 +272,7 @@ fn convert_to_swf_refuses_to_drop_cwf_information() {
 /// schedule from the JSON workload as from the SWF one.
 #[test]
 fn batsim_json_converts_both_ways_and_simulates_alike() {
-    let dir = temp_dir("batsim");
+    let dir = temp_dir("cli-batsim");
     let swf = dir.join("w.swf");
     let json = dir.join("w.json");
     let back = dir.join("back.swf");
@@ -352,7 +333,7 @@ fn batsim_json_converts_both_ways_and_simulates_alike() {
 /// which it did not write, per field (it wrote them off silently).
 #[test]
 fn convert_to_batsim_names_what_it_does_not_write() {
-    let dir = temp_dir("batsim-loss");
+    let dir = temp_dir("cli-batsim-loss");
     // LINE_B has no requested processors: its 2 allocated ones are `res`.
     let swf = write(
         &dir,
@@ -385,7 +366,7 @@ fn convert_to_batsim_names_what_it_does_not_write() {
 /// command that reads it says which float times it rounded.
 #[test]
 fn batsim_json_is_validated_and_counted_and_its_roundings_are_reported() {
-    let dir = temp_dir("batsim-read");
+    let dir = temp_dir("cli-batsim-read");
     // Job a at 10.4 s (rounded to 10), b at 0.6 s (to 1), both running
     // 5.5 s (to 6).
     let json = write(
@@ -445,7 +426,7 @@ fn batsim_json_is_validated_and_counted_and_its_roundings_are_reported() {
 
 #[test]
 fn convert_rejects_unknown_extensions() {
-    let dir = temp_dir("ext");
+    let dir = temp_dir("cli-ext");
     let swf = write(&dir, "w.swf", &format!("{LINE_A}\n"));
     let o = run(&["convert", s(&swf), s(&dir.join("w.csv"))]);
     assert_eq!(o.status.code(), Some(1));

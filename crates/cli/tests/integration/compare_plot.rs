@@ -1,35 +1,9 @@
 //! `schedsim simulate --load`, `schedsim compare` and `schedsim plot` end to
 //! end on a workload whose schedules are known by hand.
 
+use crate::support::{ok, run, s, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-cmp-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
-
-fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
-}
 
 /// Four processors. Job 1: 2 processors, 100 s at 0; job 2: all 4, 100 s at
 /// 5; job 3: 2 processors, 50 s (estimate 60) at 10.
@@ -64,7 +38,7 @@ fn simulate(dir: &Path, extra: &[&str]) -> PathBuf {
 
 #[test]
 fn load_scaling_is_recorded_in_summary_json() {
-    let dir = temp_dir("load");
+    let dir = temp_dir("cmp-load");
     // Work 2*100 + 4*100 + 2*50 = 700 on 4 processors over a span of 10 s:
     // load 17.5. Target 8.75: arrival times x 2 -> 0, 10, 20; span 20;
     // 700 / (4 * 20) = 8.75.
@@ -108,7 +82,7 @@ fn load_scaling_is_recorded_in_summary_json() {
 
 #[test]
 fn compare_shows_differentials_with_batch_means() {
-    let dir = temp_dir("compare");
+    let dir = temp_dir("cmp-compare");
     let out = simulate(&dir, &[]);
     let (fcfs, easy) = (out.join("fcfs"), out.join("easy"));
     let json = ok(&run(&[
@@ -187,7 +161,7 @@ fn compare_shows_differentials_with_batch_means() {
 
 #[test]
 fn plots_are_written() {
-    let dir = temp_dir("plot");
+    let dir = temp_dir("cmp-plot");
     let out = simulate(&dir, &[]);
     let easy = out.join("easy");
     let listed = ok(&run(&["plot", s(&easy)]));
@@ -354,7 +328,7 @@ fn failed(output: &Output, code: i32) -> String {
 
 #[test]
 fn tampered_runs_are_refused_by_plot_and_compare() {
-    let dir = temp_dir("tampered");
+    let dir = temp_dir("cmp-tampered");
     let out = simulate(&dir, &[]);
     let (fcfs, easy) = (out.join("fcfs"), out.join("easy"));
     // Job 3 (jobs.csv line 4) finishing at 2^63 - 1 s: plot panicked
@@ -417,7 +391,7 @@ fn tampered_runs_are_refused_by_plot_and_compare() {
 
 #[test]
 fn gantt_windows_out_of_range_are_refused() {
-    let dir = temp_dir("window");
+    let dir = temp_dir("cmp-window");
     let out = simulate(&dir, &[]);
     let easy = out.join("easy");
     // Both ends of i64 overflowed the window arithmetic (debug panics,
@@ -449,7 +423,7 @@ fn gantt_windows_out_of_range_are_refused() {
 
 #[test]
 fn compare_refuses_different_metrics_settings_and_keeps_every_job() {
-    let dir = temp_dir("settings");
+    let dir = temp_dir("cmp-settings");
     let out = simulate(&dir, &[]);
     let fcfs = out.join("fcfs");
     let workload = dir.join("tiny.swf");

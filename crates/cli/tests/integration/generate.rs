@@ -4,22 +4,14 @@
 //! Commands are written as command lines (split on spaces; the temporary
 //! paths hold none), so they read as a user would type them.
 
+use crate::support::{temp_dir, text};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use lublin_model::{CwfParams, EstimateParams, LublinParams};
 use schedsim_run::{SimulateArgs, builtin_params, load_workload};
 use workload_format::{ReadOptions, Record, RequestType, Workload, open_input, read_path};
-
-/// A fresh folder for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-gen-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    assert!(!dir.display().to_string().contains(' '), "{dir:?}");
-    dir
-}
 
 /// Runs `schedsim` with the command line's words.
 fn run(command_line: &str) -> Output {
@@ -38,10 +30,6 @@ fn ok(command_line: &str) -> String {
         text(&o.stderr)
     );
     text(&o.stdout)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn read(path: &Path) -> Workload {
@@ -72,7 +60,7 @@ fn params_note(workload: &Workload) -> &str {
 
 #[test]
 fn same_seed_gives_the_same_bytes() {
-    let dir = temp_dir("determinism");
+    let dir = temp_dir("gen-determinism");
     let lublin = |name: &str, seed: u64| {
         let path = dir.join(name);
         ok(&format!(
@@ -109,7 +97,7 @@ fn same_seed_gives_the_same_bytes() {
 
 #[test]
 fn load_is_within_two_percent_for_10k_jobs() {
-    let dir = temp_dir("load");
+    let dir = temp_dir("gen-load");
     for (options, procs, target, file) in [
         ("lublin --procs 128", 128, 0.7, "a.swf"),
         ("lublin --procs 1024 --typeless", 1024, 0.5, "b.swf"),
@@ -143,7 +131,7 @@ fn a_load_target_out_of_reach_is_warned_about() {
     // 3 jobs: the search squeezes their arrivals into whole seconds, and
     // no spacing of them gives load 1000 (the closest is 1.0625 here). The
     // file is written, with a warning under the summary.
-    let dir = temp_dir("load-missed");
+    let dir = temp_dir("gen-load-missed");
     let path = dir.join("three.swf");
     let report = ok(&format!(
         "generate lublin --procs 128 -n 3 --seed 1 --load 1000 -o {}",
@@ -180,7 +168,7 @@ fn a_load_target_out_of_reach_is_warned_about() {
 
 #[test]
 fn output_passes_schedsim_validate() {
-    let dir = temp_dir("validate");
+    let dir = temp_dir("gen-validate");
     let (swf, cwf, lublin_cwf) = (dir.join("l.swf.gz"), dir.join("c.cwf"), dir.join("l.cwf"));
     for (options, path) in [
         ("lublin --procs 64", &swf),
@@ -230,7 +218,7 @@ fn output_passes_schedsim_validate() {
 
 #[test]
 fn cwf_files_have_et_and_rt_lines() {
-    let dir = temp_dir("cwf");
+    let dir = temp_dir("gen-cwf");
     let path = dir.join("c.cwf");
     let report = ok(&format!(
         "generate cwf -n 2000 --seed 3 -o {}",
@@ -285,7 +273,7 @@ fn cwf_files_have_et_and_rt_lines() {
 
 #[test]
 fn parameter_files_round_trip_through_print_params() {
-    let dir = temp_dir("params");
+    let dir = temp_dir("gen-params");
     // --print-params: the defaults changed by the options given.
     let options = "--procs 256 --typeless --load 0.6 --estimate f:3";
     let json = ok(&format!("generate lublin {options} --print-params"));
@@ -341,7 +329,7 @@ fn parameter_files_round_trip_through_print_params() {
 
 #[test]
 fn bad_arguments_say_what_is_wrong() {
-    let dir = temp_dir("errors");
+    let dir = temp_dir("gen-errors");
     let (swf, cwf, jsonl) = (dir.join("x.swf"), dir.join("x.cwf"), dir.join("x.jsonl"));
     let (swf, cwf, jsonl) = (swf.display(), cwf.display(), jsonl.display());
     let bad_json = dir.join("bad.json");
@@ -488,7 +476,7 @@ fn the_fixture_is_what_the_generator_writes() {
         );
         return;
     }
-    let regenerated = temp_dir("fixture").join("lublin-128-1000.swf");
+    let regenerated = temp_dir("gen-fixture").join("lublin-128-1000.swf");
     // The command of fixtures/README.md.
     ok(&format!(
         "generate lublin --jobs 1000 --procs 128 --load 0.7 --estimate f:3 --seed 7 -o {}",
@@ -516,7 +504,7 @@ fn the_fixture_is_what_the_generator_writes() {
 #[test]
 fn the_simulate_built_in_workload_is_a_generated_one() {
     let loaded = load_workload(&SimulateArgs::new()).unwrap();
-    let path = temp_dir("builtin").join("builtin.swf");
+    let path = temp_dir("gen-builtin").join("builtin.swf");
     ok(&format!(
         "generate lublin --jobs 10000 --procs 128 --load 0.7 --estimate f:3 --seed 1 -o {}",
         path.display()
@@ -536,7 +524,7 @@ fn the_simulate_built_in_workload_is_a_generated_one() {
 
 #[test]
 fn tsafrir_estimates_from_generate_and_convert() {
-    let dir = temp_dir("tsafrir");
+    let dir = temp_dir("gen-tsafrir");
     let d = dir.display();
     // generate: the default maximum is the longest runtime rounded up to a
     // whole hour; every estimate covers its runtime; the same seed gives

@@ -2,37 +2,9 @@
 //! `--scale-to`, user groups, per-group AWRT, UTIL and the objective in
 //! summary.json, the report and the sweep results.
 
+use crate::support::{ok, run, s, temp_dir};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-greedy-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn schedsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
-
-fn ok(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "schedsim failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("utf-8 path")
-}
 
 /// 200 jobs of 5 users on 8 processors (about 50/30/14/5/1% of the jobs).
 fn write_trace(dir: &Path) -> PathBuf {
@@ -81,12 +53,12 @@ fn write_params(dir: &Path) -> PathBuf {
 
 #[test]
 fn simulate_reports_groups_objective_and_scaling() {
-    let dir = temp_dir("simulate");
+    let dir = temp_dir("greedy-simulate");
     let trace = write_trace(&dir);
     let params = write_params(&dir);
     let greedy = format!("greedy:params={}", s(&params));
     let out = dir.join("out");
-    let report = ok(&schedsim(&[
+    let report = ok(&run(&[
         "simulate",
         "-w",
         s(&trace),
@@ -145,7 +117,7 @@ fn simulate_reports_groups_objective_and_scaling() {
 
 #[test]
 fn sweep_scales_traces_and_collects_group_metrics() {
-    let dir = temp_dir("sweep");
+    let dir = temp_dir("greedy-sweep");
     write_trace(&dir);
     let spec = dir.join("sweep.toml");
     fs::write(
@@ -165,8 +137,8 @@ scale = { to = 16, seed = 1 }
     )
     .expect("write spec");
     let out = dir.join("out");
-    ok(&schedsim(&["sweep", s(&spec), "--out", s(&out)]));
-    ok(&schedsim(&["sweep", s(&spec), "--out", s(&out), "--merge"]));
+    ok(&run(&["sweep", s(&spec), "--out", s(&out)]));
+    ok(&run(&["sweep", s(&spec), "--out", s(&out), "--merge"]));
     let results = fs::read_to_string(out.join("results.csv")).expect("results.csv");
     let rows: Vec<Vec<&str>> = results
         .lines()
@@ -189,11 +161,11 @@ scale = { to = 16, seed = 1 }
 
 #[test]
 fn an_undefined_objective_says_why_on_the_console() {
-    let dir = temp_dir("undefined");
+    let dir = temp_dir("greedy-undefined");
     let trace = write_trace(&dir);
     // Five user groups: AWRT9 names a group the workload does not have,
     // for every policy; the table shows `-` and the line below it why.
-    let report = ok(&schedsim(&[
+    let report = ok(&run(&[
         "simulate",
         "-w",
         s(&trace),

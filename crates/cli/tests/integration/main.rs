@@ -12,4 +12,5 @@ mod greedy;
 mod scojo;
 mod simulate;
 mod simulate_dedicated;
+mod support;
 mod sweep;

@@ -4,15 +4,8 @@
 //! cutting paths with branch and bound without spending its schedule
 //! budget).
 
+use crate::support::run;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn schedsim(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
 
 #[test]
 fn scojo_policies_finish_within_their_budgets() {
@@ -20,7 +13,7 @@ fn scojo_policies_finish_within_their_budgets() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let swf = dir.join("lublin.swf");
-    let o = schedsim(&[
+    let o = run(&[
         "generate",
         "lublin",
         "-n",
@@ -38,7 +31,7 @@ fn scojo_policies_finish_within_their_budgets() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = dir.join("runs");
-    let o = schedsim(&[
+    let o = run(&[
         "simulate",
         "-w",
         swf.to_str().unwrap(),

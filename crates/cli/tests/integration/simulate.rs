@@ -1,30 +1,8 @@
 //! `schedsim simulate` end to end: outputs, hand-computed schedules,
 //! determinism, and errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-sim-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
-}
+use crate::support::{run, s, temp_dir, text};
+use std::path::Path;
 
 /// Four processors. Job 1 takes 2 of them for 100 s; job 2 needs all 4;
 /// job 3 needs 2 for 50 s (estimate 60) and arrives after job 2.
@@ -41,7 +19,7 @@ const WORKLOAD: &str = "\
 
 #[test]
 fn writes_jobs_csv_schedule_and_summary_per_policy() {
-    let dir = temp_dir("outputs");
+    let dir = temp_dir("sim-outputs");
     let workload = dir.join("tiny.swf");
     std::fs::write(&workload, WORKLOAD).unwrap();
     let out = dir.join("out");
@@ -122,7 +100,7 @@ fn writes_jobs_csv_schedule_and_summary_per_policy() {
 
 #[test]
 fn two_runs_write_identical_files() {
-    let dir = temp_dir("determinism");
+    let dir = temp_dir("sim-determinism");
     let (a, b) = (dir.join("a"), dir.join("b"));
     // The project's 1000-job Lublin fixture, not the 10,000-job built-in
     // workload: debug builds check every conservative compression against
@@ -164,7 +142,7 @@ fn the_built_in_workload_says_what_it_is() {
 
 #[test]
 fn errors_say_what_to_do() {
-    let dir = temp_dir("errors");
+    let dir = temp_dir("sim-errors");
     let no_header = dir.join("no-header.swf");
     std::fs::write(
         &no_header,
@@ -233,7 +211,7 @@ fn errors_say_what_to_do() {
 
 #[test]
 fn estimates_deadlines_and_invocation_options() {
-    let dir = temp_dir("options");
+    let dir = temp_dir("sim-options");
     let workload = dir.join("tiny.swf");
     std::fs::write(&workload, WORKLOAD).unwrap();
     let deadlines = dir.join("deadlines.csv");
@@ -300,7 +278,7 @@ fn schedule_swf_counts_dates_and_statuses_are_the_simulated_ones() {
     // The same three jobs, a header claiming 9 jobs and the log's dates
     // (time 0 = 1996-09-23 14:00:31 CEST), and a fourth job whose estimate
     // (50 s) is below its runtime (80 s): killed at 50.
-    let dir = temp_dir("swf");
+    let dir = temp_dir("sim-swf");
     let workload = dir.join("dated.swf");
     let header = "\
 ; MaxJobs: 9
@@ -349,7 +327,7 @@ fn schedule_swf_counts_dates_and_statuses_are_the_simulated_ones() {
 
 #[test]
 fn input_problems_are_listed_before_the_results() {
-    let dir = temp_dir("input-problems");
+    let dir = temp_dir("sim-input-problems");
     let path = dir.join("mixed.swf");
     // Line 4 has 3 fields (skipped in lenient mode); job 1 appears twice;
     // MaxProcs is given twice with different values.
@@ -392,7 +370,7 @@ fn input_problems_are_listed_before_the_results() {
 
 #[test]
 fn folders_and_time_spans_that_cannot_be_are_refused_before_running() {
-    let dir = temp_dir("refused");
+    let dir = temp_dir("sim-refused");
     let path = dir.join("w.swf");
     std::fs::write(&path, WORKLOAD).unwrap();
     // `conf=DIR/a/b.conf` and `conf=DIR/a_b.conf` would both write to

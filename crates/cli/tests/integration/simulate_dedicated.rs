@@ -1,22 +1,7 @@
 //! `schedsim simulate` on a CWF workload with dedicated jobs: the policies
 //! of Kumar et al. by name, and batch and dedicated jobs reported apart.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-ded-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
+use crate::support::{run, temp_dir};
 
 /// 10 processors. R (batch, 8, 100 s) at 0; at 5, D (dedicated, 4, 10 s,
 /// requested 30) and E (dedicated, 2, 10 s, requested 50).
@@ -32,7 +17,7 @@ const WORKLOAD: &str = "\
 
 #[test]
 fn batch_and_dedicated_jobs_are_reported_apart() {
-    let dir = temp_dir("split");
+    let dir = temp_dir("ded-split");
     let workload = dir.join("w.cwf");
     std::fs::write(&workload, WORKLOAD).unwrap();
     let out = dir.join("out");
@@ -112,7 +97,7 @@ const ELASTIC: &str = "\
 /// job 2 ends at 60 (its estimate), before its extension at 100.
 #[test]
 fn commands_after_the_end_and_reductions_that_end_a_job_are_reported() {
-    let dir = temp_dir("after-end");
+    let dir = temp_dir("ded-after-end");
     let workload = dir.join("late.cwf");
     std::fs::write(
         &workload,
@@ -140,7 +125,7 @@ fn commands_after_the_end_and_reductions_that_end_a_job_are_reported() {
 
 #[test]
 fn the_per_job_command_limit_is_an_option() {
-    let dir = temp_dir("limit");
+    let dir = temp_dir("ded-limit");
     let workload = dir.join("e.cwf");
     std::fs::write(&workload, ELASTIC).unwrap();
     let out = dir.join("out");
@@ -198,7 +183,7 @@ fn requested_starts_before_submission_are_warned_about() {
     // is submitted. Job 1 asks for 50, is submitted at 100 and starts at
     // 100 under EASY-D: 50 s late, which the report counts; the warning
     // says why, in validate as in simulate.
-    let dir = temp_dir("early");
+    let dir = temp_dir("ded-early");
     let workload = dir.join("early.cwf");
     std::fs::write(
         &workload,
@@ -236,7 +221,7 @@ fn validate_warns_of_the_commands_simulate_refuses() {
     // ET 0; record 4: RT for job 7, which no earlier line submits; record
     // 5: ET 5 at 160, fine. simulate refuses the file and --lenient drops
     // the three; validate, which checks the format, warns of the same.
-    let dir = temp_dir("commands");
+    let dir = temp_dir("ded-commands");
     let workload = dir.join("ecc.cwf");
     std::fs::write(
         &workload,

@@ -3,38 +3,10 @@
 //! them), shards, and the Slurm script. The resumed and sharded sweeps must
 //! merge into byte-identical results.
 
+use crate::support::{ok, run, s, temp_dir};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedsim-sweep-{}-{test}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn xtask(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedsim"))
-        .args(args)
-        .output()
-        .expect("run schedsim")
-}
-
-fn ok(output: &Output) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "schedsim sweep failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("utf-8 path")
-}
 
 /// 300 jobs on 16 processors from a fixed linear congruential sequence:
 /// sizes 1-16, runtimes 10-2000 s, estimates 1-3 times the runtime.
@@ -83,7 +55,7 @@ lublin = { nodes = 16, jobs = 300, estimate_f = 3.0 }
 const CELLS: usize = 18;
 
 fn setup(test: &str) -> (PathBuf, PathBuf) {
-    let dir = temp_dir(test);
+    let dir = temp_dir(&format!("sweep-{test}"));
     write_fixture(&dir);
     let spec = dir.join("sweep.toml");
     fs::write(&spec, SPEC).expect("write spec");
@@ -183,14 +155,14 @@ fn figures_keep_policy_styles_and_print_sizes(files: &BTreeMap<String, Vec<u8>>)
 fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     let (dir, spec) = setup("resume");
     let clean = dir.join("clean");
-    let report = ok(&xtask(&["sweep", s(&spec), "--out", s(&clean), "--quiet"]));
+    let report = ok(&run(&["sweep", s(&spec), "--out", s(&clean), "--quiet"]));
     assert!(
         report.contains(&format!(
             "{CELLS} cells (shard 0/1): 0 already finished, {CELLS} run"
         )),
         "{report}"
     );
-    ok(&xtask(&["sweep", s(&spec), "--out", s(&clean), "--merge"]));
+    ok(&run(&["sweep", s(&spec), "--out", s(&clean), "--merge"]));
     let expected = merged(&clean);
     let clean_cells = cell_files(&clean);
     assert_eq!(clean_cells.len(), CELLS);
@@ -251,13 +223,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
             .unwrap()
     };
     let before: Vec<_> = seeded.iter().map(|n| modified(n)).collect();
-    let report = ok(&xtask(&[
-        "sweep",
-        s(&spec),
-        "--out",
-        s(&resumed),
-        "--quiet",
-    ]));
+    let report = ok(&run(&["sweep", s(&spec), "--out", s(&resumed), "--quiet"]));
     assert!(
         report.contains(&format!(
             "{} already finished, {} run",
@@ -270,13 +236,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     let after: Vec<_> = seeded.iter().map(|n| modified(n)).collect();
     assert_eq!(before, after);
     assert!(stray.exists());
-    let report = ok(&xtask(&[
-        "sweep",
-        s(&spec),
-        "--out",
-        s(&resumed),
-        "--merge",
-    ]));
+    let report = ok(&run(&["sweep", s(&spec), "--out", s(&resumed), "--merge"]));
     assert!(
         report.contains("1 stray temporary files removed"),
         "{report}"
@@ -286,13 +246,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     assert_eq!(cell_files(&resumed), clean_cells);
     assert_eq!(merged(&resumed), expected);
     // A third run has nothing to do.
-    let report = ok(&xtask(&[
-        "sweep",
-        s(&spec),
-        "--out",
-        s(&resumed),
-        "--quiet",
-    ]));
+    let report = ok(&run(&["sweep", s(&spec), "--out", s(&resumed), "--quiet"]));
     assert!(
         report.contains(&format!("{CELLS} already finished, 0 run")),
         "{report}"
@@ -301,7 +255,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
     // Shards: merging before every shard ran is refused; after, identical.
     let sharded = dir.join("sharded");
     for shard in ["0/3", "1/3"] {
-        ok(&xtask(&[
+        ok(&run(&[
             "sweep",
             s(&spec),
             "--out",
@@ -311,14 +265,14 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
             "--quiet",
         ]));
     }
-    let refused = xtask(&["sweep", s(&spec), "--out", s(&sharded), "--merge"]);
+    let refused = run(&["sweep", s(&spec), "--out", s(&sharded), "--merge"]);
     assert!(!refused.status.success());
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("6 of 18 cells are not finished"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );
-    ok(&xtask(&[
+    ok(&run(&[
         "sweep",
         s(&spec),
         "--out",
@@ -327,13 +281,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
         "2/3",
         "--quiet",
     ]));
-    ok(&xtask(&[
-        "sweep",
-        s(&spec),
-        "--out",
-        s(&sharded),
-        "--merge",
-    ]));
+    ok(&run(&["sweep", s(&spec), "--out", s(&sharded), "--merge"]));
     assert_eq!(merged(&sharded), expected);
     let _ = fs::remove_dir_all(&dir);
 }
@@ -342,7 +290,7 @@ fn resumed_and_sharded_sweeps_merge_like_a_clean_one() {
 fn slurm_script_runs_one_shard_per_array_task() {
     let (dir, spec) = setup("slurm");
     let out = dir.join("out");
-    let report = ok(&xtask(&[
+    let report = ok(&run(&[
         "sweep",
         s(&spec),
         "--out",
@@ -366,7 +314,7 @@ fn slurm_script_runs_one_shard_per_array_task() {
 fn bad_specs_are_reported() {
     let (dir, spec) = setup("bad");
     fs::write(&spec, SPEC.replace("los:lookahead=10", "los:lookahead=ten")).unwrap();
-    let output = xtask(&["sweep", s(&spec), "--out", s(&dir.join("out"))]);
+    let output = run(&["sweep", s(&spec), "--out", s(&dir.join("out"))]);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.starts_with("error: "), "{stderr}");
@@ -376,7 +324,7 @@ fn bad_specs_are_reported() {
 
 #[test]
 fn untrusted_cells_run_again_names_stay_inside_and_a_running_sweep_is_not_doubled() {
-    let dir = temp_dir("robust");
+    let dir = temp_dir("sweep-robust");
     write_fixture(&dir);
     let spec = dir.join("odd.toml");
     // A workload name that would climb out of plots/ and a policy spec
@@ -396,7 +344,7 @@ file = "tiny.swf"
     )
     .unwrap();
     let out = dir.join("out");
-    ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
+    ok(&run(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
 
     // An emptied result file and one holding the other cell's result are
     // not results: both cells run again, with a warning each.
@@ -405,7 +353,7 @@ file = "tiny.swf"
     let names: Vec<&String> = cells.keys().collect();
     fs::write(out.join("cells").join(names[0]), b"").unwrap();
     fs::write(out.join("cells").join(names[1]), &cells[names[0]]).unwrap();
-    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
+    let output = run(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
     let report = ok(&output);
     assert!(
         report.contains("2 cells (shard 0/1): 0 already finished, 2 run (2 of them again"),
@@ -433,14 +381,14 @@ file = "tiny.swf"
         text.replace("\"dropped_jobs\":0,", "\"dropped_jobs\":7,"),
     )
     .unwrap();
-    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--merge"]);
+    let output = run(&["sweep", s(&spec), "--out", s(&out), "--merge"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         stderr.contains("its content does not match its digest (edited or damaged)"),
         "{stderr}"
     );
-    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
+    let output = run(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
     assert!(ok(&output).contains("1 run (1 of them again"));
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("does not match its digest"),
@@ -453,7 +401,7 @@ file = "tiny.swf"
     let stale = out.join("plots").join("old-name");
     fs::create_dir_all(&stale).unwrap();
     fs::write(stale.join("wait_mean.svg"), "<svg/>").unwrap();
-    let report = ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--merge"]));
+    let report = ok(&run(&["sweep", s(&spec), "--out", s(&out), "--merge"]));
     assert!(
         report.contains("1 figures of earlier merges removed"),
         "{report}"
@@ -477,7 +425,7 @@ file = "tiny.swf"
     let text = fs::read_to_string(&first).unwrap();
     let hash = names[0].trim_end_matches(".json");
     fs::write(&first, text.replace(hash, "0123456789abcdef")).unwrap();
-    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--merge"]);
+    let output = run(&["sweep", s(&spec), "--out", s(&out), "--merge"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
@@ -492,7 +440,7 @@ file = "tiny.swf"
         .open(out.join(".lock-shard-0-of-1"))
         .expect("the first sweep left its lock file");
     lock.lock().unwrap();
-    let output = xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
+    let output = run(&["sweep", s(&spec), "--out", s(&out), "--quiet"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
@@ -500,7 +448,7 @@ file = "tiny.swf"
         "{stderr}"
     );
     lock.unlock().unwrap();
-    ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
+    ok(&run(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
 
     // Names that would share one folder are refused.
     let clash = dir.join("clash.toml");
@@ -518,7 +466,7 @@ file = "tiny.swf"
 "#,
     )
     .unwrap();
-    let output = xtask(&["sweep", s(&clash), "--out", s(&out)]);
+    let output = run(&["sweep", s(&clash), "--out", s(&out)]);
     assert_ne!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
@@ -532,7 +480,7 @@ fn cwf_sweeps_report_batch_and_dedicated_jobs_apart() {
     // A small heterogeneous CWF workload (half dedicated jobs): the cells
     // carry the batch-only and dedicated-only metrics and the dedicated
     // jobs' start delays, which the merge writes like any metric path.
-    let dir = temp_dir("split");
+    let dir = temp_dir("sweep-split");
     let spec = dir.join("split.toml");
     fs::write(
         &spec,
@@ -555,8 +503,8 @@ cwf = { jobs = 60, params = { small_prob = 0.5, dedicated_prob = 0.0, extend_pro
     )
     .expect("write spec");
     let out = dir.join("out");
-    ok(&xtask(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
-    ok(&xtask(&[
+    ok(&run(&["sweep", s(&spec), "--out", s(&out), "--quiet"]));
+    ok(&run(&[
         "sweep",
         s(&spec),
         "--out",
