@@ -49,6 +49,20 @@ pub struct Case {
     pub deadlines: Option<(f64, f64)>,
 }
 
+impl Case {
+    /// A case measured for the record, with no time or memory target.
+    const fn measured(issue: u32, trace: &'static str, policy: &'static str) -> Self {
+        Case {
+            issue,
+            trace,
+            policy,
+            seconds: f64::INFINITY,
+            rss_mb: None,
+            deadlines: None,
+        }
+    }
+}
+
 /// The targets of issues 3, 4, 6, 12, 14, 17 and 18.
 pub const CASES: &[Case] = &[
     Case {
@@ -175,14 +189,7 @@ pub const CASES: &[Case] = &[
     },
     // Measured, to be explained by the moves per event (the policy's
     // compression counters in summary.json).
-    Case {
-        issue: 17,
-        trace: "lublin:200000:3",
-        policy: "conservative",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
+    Case::measured(17, "lublin:200000:3", "conservative"),
     // Early ends that move nothing while 100,000 jobs wait: no walk over
     // the queue for each (walking it, eb8688c's `simulate` took 64.6 s).
     Case {
@@ -206,47 +213,12 @@ pub const CASES: &[Case] = &[
     // Where the walk over the queue misses the issue's O((1 + moved) log n)
     // bound: each early end moves one job, found behind JOBS + 1 runs that
     // cannot move (quadratic; no target: see docs/RESULTS.md).
-    Case {
-        issue: 17,
-        trace: "unmovable:5000",
-        policy: "conservative",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
-    Case {
-        issue: 17,
-        trace: "unmovable:10000",
-        policy: "conservative",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
-    Case {
-        issue: 17,
-        trace: "unmovable:20000",
-        policy: "conservative",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
-    Case {
-        issue: 17,
-        trace: "unmovable:40000",
-        policy: "conservative",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
+    Case::measured(17, "unmovable:5000", "conservative"),
+    Case::measured(17, "unmovable:10000", "conservative"),
+    Case::measured(17, "unmovable:20000", "conservative"),
+    Case::measured(17, "unmovable:40000", "conservative"),
     // EASY on the same jobs, for scale.
-    Case {
-        issue: 17,
-        trace: "unmovable:40000",
-        policy: "easy",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
+    Case::measured(17, "unmovable:40000", "easy"),
     // Long queues of shapes whose sizes and estimates are anti-correlated:
     // without per-class minima in the fit index, every backfilling query
     // searched the whole queue (68afe5f's `simulate` took 11.1 s).
@@ -315,14 +287,7 @@ pub const CASES: &[Case] = &[
         deadlines: None,
     },
     // Reported: the optimiser with smart backfilling off (more groups).
-    Case {
-        issue: 14,
-        trace: "scojo:31",
-        policy: "scojo-pect-opt:smart=off,min-slice=300",
-        seconds: f64::INFINITY,
-        rss_mb: None,
-        deadlines: None,
-    },
+    Case::measured(14, "scojo:31", "scojo-pect-opt:smart=off,min-slice=300"),
 ];
 
 /// `slurm-backfill` with the operator example's fair-share-first slurm.conf.
