@@ -1,24 +1,13 @@
 //! `schedsim simulate --load`, `schedsim compare` and `schedsim plot` end to
 //! end on a workload whose schedules are known by hand.
 
-use crate::support::{ok, run, s, temp_dir};
+use crate::support::{TINY_WORKLOAD, ok, run, s, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Four processors. Job 1: 2 processors, 100 s at 0; job 2: all 4, 100 s at
-/// 5; job 3: 2 processors, 50 s (estimate 60) at 10.
-/// FCFS: job 1 0-100, job 2 100-200, job 3 200-250.
-/// EASY: job 3 backfills at 10 (ends by 70 <= shadow 100) and ends at 60.
-const WORKLOAD: &str = "\
-; MaxProcs: 4
-1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
-2 5 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1
-3 10 -1 50 2 -1 -1 2 60 -1 1 1 1 -1 1 -1 -1 -1
-";
-
 fn simulate(dir: &Path, extra: &[&str]) -> PathBuf {
     let workload = dir.join("tiny.swf");
-    std::fs::write(&workload, WORKLOAD).unwrap();
+    std::fs::write(&workload, TINY_WORKLOAD).unwrap();
     let out = dir.join("out");
     let mut args = vec![
         "simulate",
@@ -137,7 +126,7 @@ fn compare_shows_differentials_with_batch_means() {
     // Another workload (job 3 arrives later) is refused.
     let other = dir.join("other");
     std::fs::create_dir_all(&other).unwrap();
-    let changed = WORKLOAD.replace("3 10 -1 50", "3 11 -1 50");
+    let changed = TINY_WORKLOAD.replace("3 10 -1 50", "3 11 -1 50");
     std::fs::write(other.join("tiny.swf"), changed).unwrap();
     let out2 = other.join("out");
     ok(&run(&[

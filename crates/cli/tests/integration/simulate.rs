@@ -1,27 +1,14 @@
 //! `schedsim simulate` end to end: outputs, hand-computed schedules,
 //! determinism, and errors.
 
-use crate::support::{run, s, temp_dir, text};
+use crate::support::{TINY_WORKLOAD, run, s, temp_dir, text};
 use std::path::Path;
-
-/// Four processors. Job 1 takes 2 of them for 100 s; job 2 needs all 4;
-/// job 3 needs 2 for 50 s (estimate 60) and arrives after job 2.
-///
-/// FCFS: job 2 starts at 100 when job 1 ends, job 3 after it at 200.
-/// EASY: job 2's shadow time is 100; job 3 ends by 10 + 60 = 70 <= 100, so
-/// it backfills at 10 and ends at 60.
-const WORKLOAD: &str = "\
-; MaxProcs: 4
-1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
-2 5 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1
-3 10 -1 50 2 -1 -1 2 60 -1 1 1 1 -1 1 -1 -1 -1
-";
 
 #[test]
 fn writes_jobs_csv_schedule_and_summary_per_policy() {
     let dir = temp_dir("sim-outputs");
     let workload = dir.join("tiny.swf");
-    std::fs::write(&workload, WORKLOAD).unwrap();
+    std::fs::write(&workload, TINY_WORKLOAD).unwrap();
     let out = dir.join("out");
     let o = run(&[
         "simulate",
@@ -213,7 +200,7 @@ fn errors_say_what_to_do() {
 fn estimates_deadlines_and_invocation_options() {
     let dir = temp_dir("sim-options");
     let workload = dir.join("tiny.swf");
-    std::fs::write(&workload, WORKLOAD).unwrap();
+    std::fs::write(&workload, TINY_WORKLOAD).unwrap();
     let deadlines = dir.join("deadlines.csv");
     std::fs::write(
         &deadlines,
@@ -288,7 +275,7 @@ fn schedule_swf_counts_dates_and_statuses_are_the_simulated_ones() {
 ; StartTime: Mon Sep 23 14:00:31 CEST 1996
 ; EndTime: Fri Aug 29 10:55:01 CEST 1997
 ";
-    let body = WORKLOAD.trim_start_matches("; MaxProcs: 4\n");
+    let body = TINY_WORKLOAD.trim_start_matches("; MaxProcs: 4\n");
     let text_in =
         format!("; MaxProcs: 4\n{header}{body}4 300 -1 80 1 -1 -1 1 50 -1 1 1 1 -1 1 -1 -1 -1\n");
     std::fs::write(&workload, text_in).unwrap();
@@ -372,7 +359,7 @@ fn input_problems_are_listed_before_the_results() {
 fn folders_and_time_spans_that_cannot_be_are_refused_before_running() {
     let dir = temp_dir("sim-refused");
     let path = dir.join("w.swf");
-    std::fs::write(&path, WORKLOAD).unwrap();
+    std::fs::write(&path, TINY_WORKLOAD).unwrap();
     // `conf=DIR/a/b.conf` and `conf=DIR/a_b.conf` would both write to
     // `slurm-backfill_conf=DIR_a_b.conf` (slashes become underscores).
     let conf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/slurm");

@@ -1,8 +1,22 @@
-//! What the command-line tests share: the `schedsim` binary, scratch
-//! folders and the text of its output.
+//! What the command-line tests share: the `schedsim` binary, a tiny
+//! workload with hand-computed schedules, scratch folders and the text of
+//! its output.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+/// Four processors. Job 1 takes 2 of them for 100 s; job 2 needs all 4;
+/// job 3 needs 2 for 50 s (estimate 60) and arrives after job 2.
+///
+/// FCFS: job 1 0-100, job 2 100-200 (when job 1 ends), job 3 200-250.
+/// EASY: job 2's shadow time is 100; job 3 ends by 10 + 60 = 70 <= 100, so
+/// it backfills at 10 and ends at 60.
+pub const TINY_WORKLOAD: &str = "\
+; MaxProcs: 4
+1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
+2 5 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1
+3 10 -1 50 2 -1 -1 2 60 -1 1 1 1 -1 1 -1 -1 -1
+";
 
 /// A fresh, empty scratch folder named after the test (and this process,
 /// so that concurrent runs of the suite do not meet). Its path has no
