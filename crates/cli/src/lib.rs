@@ -59,14 +59,18 @@ pub use schedsim_run::{
     simulate_observed,
 };
 // The sweeps live in schedsim-sweep.
+#[cfg(feature = "sweep")]
 pub use schedsim_sweep::{SweepArgs, SweepError, sweep};
 // Greedy training lives in schedsim-train.
+#[cfg(feature = "train")]
 pub use schedsim_train::{TrainArgs, TrainError, TrainOutcome, train};
 pub use stats::{Excluded, FieldUnknowns, Percentiles, Stats, StatsArgs, StatsError, stats};
 pub use validate::{FileOutcome, ValidateArgs, ValidateError, validate};
 
 impl CommandError for SimulateError {}
+#[cfg(feature = "sweep")]
 impl CommandError for SweepError {}
+#[cfg(feature = "train")]
 impl CommandError for TrainError {}
 
 /// What every command error tells the binary besides its message.
