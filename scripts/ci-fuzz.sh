@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target of fuzz/ for SECONDS seconds each, side by side (default
-# 60), seeded with fixtures/bad-input and the small fixtures. It builds the
+# 60; `--build-only` builds the targets and stops), seeded with fixtures/bad-input and the small fixtures. It builds the
 # targets the way cargo-fuzz does (libFuzzer with SanitizerCoverage
 # instrumentation, debug assertions and overflow checks on) but with the
 # stable toolchain and without installing cargo-fuzz: no address sanitizer,
@@ -17,6 +17,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_FUZZ:-$PWD/target}"
 # proc macros (they run on the host and are not linked with libFuzzer).
 host="$(rustc -vV | sed -n 's/^host: //p')"
 cargo build --release --bins --quiet --target "$host"
+if [ "$seconds" = "--build-only" ]; then exit 0; fi
 seeds="$(mktemp -d)"
 cp ../fixtures/bad-input/*.swf ../fixtures/bad-input/*.cwf "$seeds"/
 head -c 4000 ../fixtures/lublin-128-1000.swf > "$seeds/lublin-head.swf"
