@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target of fuzz/ for SECONDS seconds each, side by side (default
-# 60; `--build-only` builds the targets and stops), seeded with fixtures/bad-input and the small fixtures. It builds the
-# targets the way cargo-fuzz does (libFuzzer with SanitizerCoverage
-# instrumentation, debug assertions and overflow checks on) but with the
+# Usage: ci-fuzz.sh [SECONDS | --build-only]
+# Runs every cargo-fuzz target of fuzz/ for SECONDS seconds each, side by
+# side (default 60), seeded with fixtures/bad-input and the small fixtures;
+# `--build-only` builds the targets and stops. It builds the targets the
+# way cargo-fuzz does (libFuzzer with SanitizerCoverage instrumentation,
+# debug assertions and overflow checks on) but with the
 # stable toolchain and without installing cargo-fuzz: no address sanitizer,
 # which safe Rust does not need to show a panic. A crash fails the script
 # and leaves its input in fuzz/artifacts/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
-seconds="${1:-60}"
+build_only=false
+seconds=60
+case "${1:-}" in
+    --build-only) build_only=true ;;
+    "") ;;
+    *) seconds="$1" ;;
+esac
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
@@ -17,7 +25,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_FUZZ:-$PWD/target}"
 # proc macros (they run on the host and are not linked with libFuzzer).
 host="$(rustc -vV | sed -n 's/^host: //p')"
 cargo build --release --bins --quiet --target "$host"
-if [ "$seconds" = "--build-only" ]; then exit 0; fi
+if "$build_only"; then exit 0; fi
 seeds="$(mktemp -d)"
 cp ../fixtures/bad-input/*.swf ../fixtures/bad-input/*.cwf "$seeds"/
 head -c 4000 ../fixtures/lublin-128-1000.swf > "$seeds/lublin-head.swf"
