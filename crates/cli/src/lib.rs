@@ -20,6 +20,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The features `sweep` and `train` (both default) add the `sweep` and
+//! `train` commands' functions from schedsim-sweep and schedsim-train; the
+//! `schedsim` binary needs both, and a program that only calls the other
+//! commands can turn them off (`default-features = false`).
+//!
 //! Adding a subcommand: write `src/<name>.rs` with `<Name>Args`, a
 //! `<name>(&args, &mut dyn Write) -> Result<_, <Name>Error>` function and an
 //! error enum implementing [`CommandError`]; re-export them here and add one
