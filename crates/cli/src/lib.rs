@@ -125,3 +125,8 @@ pub fn accept_negative_numbers(command: clap::Command) -> clap::Command {
         })
         .mut_subcommands(accept_negative_numbers)
 }
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -118,3 +118,8 @@ pub use error::{BoxError, Error};
 pub use strategy::{
     EvolutionStrategy, GenerationStats, Individual, Outcome, Progress, ProgressFn, RunOptions,
 };
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

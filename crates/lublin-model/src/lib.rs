@@ -213,3 +213,8 @@ pub use tsafrir::{
 /// check it (`records` cannot fail); callers refuse larger counts before
 /// generating, as `schedsim generate` does.
 pub const MAX_HELD_JOBS: usize = 1 << 26;
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

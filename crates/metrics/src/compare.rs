@@ -94,7 +94,8 @@ pub struct Comparison {
 ///
 /// # Errors
 /// Runs of different workloads (lengths, submit times or sizes differ),
-/// bad settings, or inconsistent jobs.
+/// bad settings, or inconsistent jobs (as [`crate::summarize`] checks them,
+/// times in `0..=`[`TIME_LIMIT`](crate::TIME_LIMIT) included).
 pub fn compare(
     a: &[CompletedJob],
     b: &[CompletedJob],

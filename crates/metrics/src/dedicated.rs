@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::summary::{
-    CompletedJob, MetricsConfig, MetricsError, RunMetrics, check_job, check_settings,
-    measured_jobs, summarize,
+    CompletedJob, MetricsConfig, MetricsError, RunMetrics, check_job_on, check_settings,
+    check_time, measured_jobs, summarize,
 };
 
 /// How late dedicated jobs started (jobs that ask to start at a given time,
@@ -82,8 +82,11 @@ pub fn summarize_split(
         return Err(MetricsError::NoProcessors);
     }
     check_settings(config.tau, config.warmup, config.drain)?;
-    for (index, job) in jobs.iter().enumerate() {
-        check_job(index, job)?;
+    for (index, (job, requested)) in jobs.iter().zip(requested_starts).enumerate() {
+        check_job_on(index, job, config.machine_procs)?;
+        if let Some(requested) = *requested {
+            check_time(index, "requested start", requested)?;
+        }
     }
     let first_submit = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let last_finish = jobs.iter().map(|j| j.finish).max().unwrap_or(0);
@@ -135,13 +138,14 @@ fn dedicated_delay(
     if measured.is_empty() {
         return None;
     }
-    let (mut delayed, mut early, mut total, mut max) = (0u64, 0u64, 0i64, 0i64);
+    let (mut delayed, mut early, mut total, mut max) = (0u64, 0u64, 0i128, 0i64);
     for &index in &measured {
         let (job, requested) = jobs[index];
         let lateness = job.start - requested;
         if lateness > 0 {
             delayed += 1;
-            total += lateness;
+            // Each lateness is below 2^62, but their sum need not be.
+            total += i128::from(lateness);
             max = max.max(lateness);
         } else if lateness < 0 {
             early += 1;

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::summary::{CompletedJob, CompletedJobTable, MetricsError, check_job};
+use crate::summary::{CompletedJob, CompletedJobTable, MetricsError, check_job, check_job_on};
 
 /// Why user groups or their metrics could not be computed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -37,8 +37,11 @@ pub enum GroupError {
         /// Its value.
         ppm: u32,
     },
-    /// A job starts before it is submitted, finishes before it starts, or
-    /// was suspended longer than it ran ([`MetricsError::InconsistentJob`]).
+    /// A job with a time outside `0..=`[`TIME_LIMIT`](crate::TIME_LIMIT), one
+    /// that starts before it is submitted or finishes before it starts
+    /// ([`MetricsError::InconsistentJob`]), was suspended longer than it ran
+    /// ([`MetricsError::BadSuspension`]), or (for [`group_metrics`]) is
+    /// wider than the machine ([`MetricsError::JobTooWide`]).
     #[error(transparent)]
     Job(#[from] MetricsError),
     /// A job's user is not in the group table.
@@ -378,7 +381,8 @@ impl GroupMetrics {
 /// ```
 ///
 /// # Errors
-/// No processors, a job with inconsistent times, a user missing from
+/// No processors, a job with times out of range or inconsistent, or wider
+/// than the machine (all [`GroupError::Job`]), a user missing from
 /// `groups`, or resource consumption beyond 64 bits.
 pub fn group_metrics(
     jobs: &[CompletedJob],
@@ -408,7 +412,7 @@ pub fn group_metrics_table<T: CompletedJobTable + ?Sized>(
     let (mut first_start, mut last_finish) = (i64::MAX, i64::MIN);
     for index in 0..jobs.len() {
         let job = &jobs.job(index);
-        check_job(index, job)?;
+        check_job_on(index, job, machine_procs)?;
         let work = (job.runtime() as u64)
             .checked_mul(u64::from(job.procs))
             .ok_or(GroupError::Overflow { index })?;
@@ -574,9 +578,10 @@ mod tests {
         let bad = [CompletedJob::new(0, 0, 100, 2).with_suspended(101, 1)];
         assert!(matches!(
             UserGroups::from_jobs(&bad, &GroupRule::paper()),
-            Err(GroupError::Job(MetricsError::InconsistentJob {
+            Err(GroupError::Job(MetricsError::BadSuspension {
                 index: 0,
-                ..
+                suspended: 101,
+                span: 100,
             }))
         ));
     }

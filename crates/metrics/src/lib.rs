@@ -90,5 +90,10 @@ pub use objective::{Objective, ObjectiveError, ObjectiveMetric};
 pub use summary::{
     ClassBounds, ClassStats, CompletedJob, CompletedJobTable, JobMetrics, MetricsConfig,
     MetricsError, QueueLength, RunMetrics, RuntimeClass, RuntimeClassStats, RuntimeClasses,
-    SizeClass, Summary, SuspensionStats, job_metrics, summarize, summarize_table,
+    SizeClass, Summary, SuspensionStats, TIME_LIMIT, job_metrics, summarize, summarize_table,
 };
+
+/// Compiles and runs the README's example as a doctest, so it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,5 +1,16 @@
 use serde::{Deserialize, Serialize};
 
+/// The latest time, in seconds, that the metrics accept (2^62 s): every
+/// submit, start and finish time of a [`CompletedJob`], and every requested
+/// start of [`crate::summarize_split`], must be in `0..=TIME_LIMIT`, else
+/// the computation fails with [`MetricsError::TimeOutOfRange`].
+///
+/// It is the bound of the simulator (`schedsim_sim_core::TIME_LIMIT`),
+/// kept here as its own constant so that this crate depends on no other
+/// schedsim crate. Within it, the difference of two times (a wait, a
+/// response, a makespan) cannot overflow an `i64`.
+pub const TIME_LIMIT: i64 = 1 << 62;
+
 /// A job as it ran: the only input the metrics need.
 ///
 /// Built with [`CompletedJob::new`]; the optional data (time spent
@@ -97,8 +108,14 @@ impl CompletedJob {
 
     /// Time it held its processors: finish - start - suspended (for a job
     /// suspended and resumed, this includes the switch overheads).
+    ///
+    /// Exact for times in `0..=`[`TIME_LIMIT`], which the metrics check;
+    /// beyond, the result saturates at the `i64` bounds instead of
+    /// overflowing.
     pub fn runtime(&self) -> i64 {
-        self.finish - self.start - self.suspended
+        self.finish
+            .saturating_sub(self.start)
+            .saturating_sub(self.suspended)
     }
 }
 
@@ -230,6 +247,39 @@ pub enum MetricsError {
         /// Finish time.
         finish: i64,
     },
+    /// A time of a job is outside `0..=`[`TIME_LIMIT`].
+    #[error("job {index} has {field} time {value} s, outside 0..=2^62 s")]
+    TimeOutOfRange {
+        /// The job's position in the input.
+        index: usize,
+        /// Which time: `submit`, `start`, `finish` or `requested start`.
+        field: &'static str,
+        /// The value given.
+        value: i64,
+    },
+    /// A job occupied more processors than the machine has.
+    #[error("job {index} occupied {procs} processors, more than the machine's {machine_procs}")]
+    JobTooWide {
+        /// The job's position in the input.
+        index: usize,
+        /// Processors it occupied.
+        procs: u32,
+        /// Processors in the machine.
+        machine_procs: u32,
+    },
+    /// A job's suspended time is negative or exceeds its span from start
+    /// to finish.
+    #[error(
+        "job {index} was suspended for {suspended} s, which is not within its span of {span} s from start to finish"
+    )]
+    BadSuspension {
+        /// The job's position in the input.
+        index: usize,
+        /// Its suspended time, seconds.
+        suspended: i64,
+        /// finish - start, seconds.
+        span: i64,
+    },
 }
 
 /// The metrics of one job.
@@ -246,11 +296,15 @@ pub struct JobMetrics {
 }
 
 /// The metrics of one job with bounded-slowdown threshold `tau`.
+///
+/// Exact for a job whose times are in `0..=`[`TIME_LIMIT`] (which
+/// [`summarize`] checks and this function does not: it cannot fail);
+/// beyond, differences saturate at the `i64` bounds.
 pub fn job_metrics(job: &CompletedJob, tau: i64) -> JobMetrics {
-    let response = job.finish - job.submit;
+    let response = job.finish.saturating_sub(job.submit);
     let runtime = job.runtime();
     JobMetrics {
-        wait: job.start - job.submit,
+        wait: job.start.saturating_sub(job.submit),
         response,
         slowdown: response as f64 / runtime.max(1) as f64,
         bounded_slowdown: (response as f64 / runtime.max(tau) as f64).max(1.0),
@@ -565,7 +619,11 @@ const SIDE_BY_SIDE: std::ops::Range<usize> = 20_000..1_000_000;
 ///
 /// # Errors
 /// A machine without processors, tau below 1, bad warm-up/drain fractions,
-/// or a job that starts before its submission or ends before its start.
+/// a job with a time outside `0..=`[`TIME_LIMIT`]
+/// ([`MetricsError::TimeOutOfRange`]), one wider than the machine
+/// ([`MetricsError::JobTooWide`]), one that starts before its submission
+/// or ends before its start ([`MetricsError::InconsistentJob`]), or one
+/// suspended longer than it lasted ([`MetricsError::BadSuspension`]).
 pub fn summarize(
     jobs: &[CompletedJob],
     config: &MetricsConfig,
@@ -606,7 +664,7 @@ fn summarize_threaded<T: CompletedJobTable + Sync + ?Sized>(
     let mut total_area = 0.0;
     let (mut first_submit, mut last_submit, mut last_finish) = (i64::MAX, i64::MIN, i64::MIN);
     for (index, job) in all().enumerate() {
-        check_job(index, &job)?;
+        check_job_on(index, &job, n)?;
         total_area += area(&job);
         first_submit = first_submit.min(job.submit);
         last_submit = last_submit.max(job.submit);
@@ -770,13 +828,14 @@ pub(crate) fn check_settings(tau: i64, warmup: f64, drain: f64) -> Result<(), Me
     Ok(())
 }
 
-/// A job must not start before its submission, end before its start, or be
-/// suspended longer than it lasted.
+/// A job's times must be in `0..=TIME_LIMIT` (so that the differences the
+/// metrics take cannot overflow), and it must not start before its
+/// submission, end before its start, or be suspended longer than it lasted.
 pub(crate) fn check_job(index: usize, job: &CompletedJob) -> Result<(), MetricsError> {
-    if job.start < job.submit
-        || job.finish < job.start
-        || !(0..=job.finish - job.start).contains(&job.suspended)
-    {
+    check_time(index, "submit", job.submit)?;
+    check_time(index, "start", job.start)?;
+    check_time(index, "finish", job.finish)?;
+    if job.start < job.submit || job.finish < job.start {
         return Err(MetricsError::InconsistentJob {
             index,
             submit: job.submit,
@@ -784,7 +843,51 @@ pub(crate) fn check_job(index: usize, job: &CompletedJob) -> Result<(), MetricsE
             finish: job.finish,
         });
     }
+    // Both times are in range and ordered: no overflow.
+    let span = job.finish - job.start;
+    if !(0..=span).contains(&job.suspended) {
+        return Err(MetricsError::BadSuspension {
+            index,
+            suspended: job.suspended,
+            span,
+        });
+    }
     Ok(())
+}
+
+/// [`check_job`], and the job must fit in a machine of `machine_procs`
+/// processors (a wider one would push utilization past 1).
+pub(crate) fn check_job_on(
+    index: usize,
+    job: &CompletedJob,
+    machine_procs: u32,
+) -> Result<(), MetricsError> {
+    check_job(index, job)?;
+    if job.procs > machine_procs {
+        return Err(MetricsError::JobTooWide {
+            index,
+            procs: job.procs,
+            machine_procs,
+        });
+    }
+    Ok(())
+}
+
+/// A time of job `index` must be in `0..=TIME_LIMIT`.
+pub(crate) fn check_time(
+    index: usize,
+    field: &'static str,
+    value: i64,
+) -> Result<(), MetricsError> {
+    if (0..=TIME_LIMIT).contains(&value) {
+        Ok(())
+    } else {
+        Err(MetricsError::TimeOutOfRange {
+            index,
+            field,
+            value,
+        })
+    }
 }
 
 /// Indices of the jobs kept for per-job statistics, in submit order (ties
@@ -1100,6 +1203,127 @@ mod tests {
             summarize(&[], &bad).unwrap_err().to_string(),
             "the bounded-slowdown threshold tau must be at least 1 s, not 0"
         );
+    }
+
+    #[test]
+    fn times_outside_the_limit_are_an_error_naming_job_and_field() {
+        let config = MetricsConfig::new(4);
+        // i64::MIN as a submit time: the makespan last finish - first
+        // submit = 10 - i64::MIN overflowed (a panic in debug, a negative
+        // makespan of -9223372036854775798 in release).
+        let error = summarize(&[job(i64::MIN, 0, 10, 1)], &config).unwrap_err();
+        assert_eq!(
+            error,
+            MetricsError::TimeOutOfRange {
+                index: 0,
+                field: "submit",
+                value: i64::MIN,
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "job 0 has submit time -9223372036854775808 s, outside 0..=2^62 s"
+        );
+        // Consistent times (submit = start <= finish) whose span 2^62 -
+        // (-2^62) = 2^63 does not fit an i64: refused for the range, not
+        // called inconsistent.
+        let wide = [job(0, 0, 10, 1), job(-(1 << 62), -(1 << 62), 1 << 62, 1)];
+        assert_eq!(
+            summarize(&wide, &config).unwrap_err(),
+            MetricsError::TimeOutOfRange {
+                index: 1,
+                field: "submit",
+                value: -(1 << 62),
+            }
+        );
+        let late = [job(0, 0, TIME_LIMIT + 1, 1)];
+        assert!(matches!(
+            summarize(&late, &config),
+            Err(MetricsError::TimeOutOfRange {
+                field: "finish",
+                ..
+            })
+        ));
+        // The limit itself is fine: one job on all 4 processors from 0 to
+        // 2^62: makespan 2^62, utilization 4 x 2^62 / (2^62 x 4) = 1.
+        let run = summarize(&[job(0, 0, TIME_LIMIT, 4)], &config).unwrap();
+        assert_eq!((run.makespan, run.utilization), (TIME_LIMIT, 1.0));
+        // compare checks the same range.
+        let bad = [job(0, -1, 10, 1)];
+        assert!(matches!(
+            crate::compare(&bad, &bad, &crate::CompareConfig::default()),
+            Err(MetricsError::TimeOutOfRange { field: "start", .. })
+        ));
+    }
+
+    #[test]
+    fn a_job_wider_than_the_machine_is_an_error() {
+        // 9 processors on a machine of 4: it used to count 9 x 10 = 90
+        // processor-seconds of the 10 x 4 = 40 available, utilization 2.25.
+        let error = summarize(&[job(0, 0, 10, 9)], &MetricsConfig::new(4)).unwrap_err();
+        assert_eq!(
+            error,
+            MetricsError::JobTooWide {
+                index: 0,
+                procs: 9,
+                machine_procs: 4,
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "job 0 occupied 9 processors, more than the machine's 4"
+        );
+        // Exactly the machine is fine: 4 x 10 / (10 x 4) = 1.
+        let run = summarize(&[job(0, 0, 10, 4)], &MetricsConfig::new(4)).unwrap();
+        assert_eq!(run.utilization, 1.0);
+        // summarize_split refuses it as well, and a requested start out of
+        // range.
+        assert!(matches!(
+            crate::summarize_split(&[job(0, 0, 10, 9)], &[None], &MetricsConfig::new(4)),
+            Err(MetricsError::JobTooWide { .. })
+        ));
+        assert_eq!(
+            crate::summarize_split(&[job(0, 0, 10, 1)], &[Some(-5)], &MetricsConfig::new(4)),
+            Err(MetricsError::TimeOutOfRange {
+                index: 0,
+                field: "requested start",
+                value: -5,
+            })
+        );
+    }
+
+    #[test]
+    fn a_suspension_longer_than_the_span_says_so() {
+        // Started at 0, finished at 10: a span of 10 s cannot hold 100 s of
+        // suspension.
+        let bad = [job(0, 0, 10, 1).with_suspended(100, 1)];
+        let error = summarize(&bad, &MetricsConfig::new(4)).unwrap_err();
+        assert_eq!(
+            error,
+            MetricsError::BadSuspension {
+                index: 0,
+                suspended: 100,
+                span: 10,
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "job 0 was suspended for 100 s, which is not within its span of 10 s from start to finish"
+        );
+        let negative = [job(0, 0, 10, 1).with_suspended(-1, 1)];
+        assert!(matches!(
+            summarize(&negative, &MetricsConfig::new(4)),
+            Err(MetricsError::BadSuspension { suspended: -1, .. })
+        ));
+    }
+
+    #[test]
+    fn unchecked_job_metrics_saturate_instead_of_overflowing() {
+        // job_metrics cannot fail: far outside the range, i64::MAX - i64::MIN
+        // saturates at i64::MAX rather than panicking or wrapping negative.
+        let m = job_metrics(&job(i64::MIN, 0, i64::MAX, 1), 10);
+        assert_eq!((m.wait, m.response), (i64::MAX, i64::MAX));
+        assert_eq!(job(0, i64::MIN, i64::MAX, 1).runtime(), i64::MAX);
     }
 
     #[test]

@@ -165,3 +165,8 @@ pub use slurm::{
     SlurmBackfill, SlurmConf, SlurmConfError,
 };
 pub use spec::{POLICIES, PolicyInfo, PolicySpec, build_policy, runtime_class_bounds};
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

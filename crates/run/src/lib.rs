@@ -77,3 +77,8 @@ pub use simulate::{
     write_run,
 };
 pub use whole_number::{Whole, whole_number, whole_number_in};
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

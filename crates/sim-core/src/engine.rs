@@ -352,11 +352,17 @@ impl Schedule {
     }
 
     /// When the job first started ([`NOT_RUN`](Self::NOT_RUN) if rejected).
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn start(&self, id: JobId) -> Time {
         self.starts[id.index()]
     }
 
     /// When the job ended ([`NOT_RUN`](Self::NOT_RUN) if rejected).
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn end(&self, id: JobId) -> Time {
         self.ends[id.index()]
     }
@@ -373,18 +379,27 @@ impl Schedule {
 
     /// The processors the job ran on, lowest first (every segment uses
     /// them); empty if it was rejected.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn allocation(&self, id: JobId) -> &[ProcRange] {
         let (from, to) = self.spans[id.index()];
         &self.ranges[from as usize..to as usize]
     }
 
     /// How the job's life ended.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn final_state(&self, id: JobId) -> FinalState {
         self.final_states[id.index()]
     }
 
     /// The job's run segments in time order: one for a job never
     /// suspended, none for a rejected job.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn segments(&self, id: JobId) -> Segments<'_> {
         let from = self.split.partition_point(|(job, _)| *job < id);
         let to = from + self.split[from..].partition_point(|(job, _)| *job == id);
@@ -401,12 +416,18 @@ impl Schedule {
     }
 
     /// Times the job was suspended.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn suspensions(&self, id: JobId) -> u32 {
         (self.segments(id).len() as u32).saturating_sub(1)
     }
 
     /// Wall time between the job's first start and its end during which it
     /// held no processors.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the simulated workload (`id.index() >= starts().len()`).
     pub fn suspended_time(&self, id: JobId) -> Time {
         if !self.final_state(id).ran() {
             return 0;

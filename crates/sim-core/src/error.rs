@@ -79,14 +79,34 @@ pub enum JobModelError {
     },
 }
 
+/// The time of a [`SimError`] as its message gives it: `at time T`, or, for
+/// `Time::MIN` (a [`Simulation`](crate::Simulation)'s time before its
+/// first [`advance`](crate::Simulation::advance)), that no time has passed:
+/// that sentinel printed as a number reads as a real, absurd time.
+struct AtTime(Time);
+
+impl std::fmt::Display for AtTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == Time::MIN {
+            f.write_str("before the first event (no time advanced yet)")
+        } else {
+            write!(f, "at time {}", self.0)
+        }
+    }
+}
+
 /// A scheduling decision that the simulator refused, or a run that cannot
 /// finish. These are bugs in a policy, surfaced rather than ignored.
+///
+/// A `time` of `Time::MIN` means the [`Simulation`](crate::Simulation) was
+/// not yet [advanced](crate::Simulation::advance) to its first event; the
+/// message then says so instead of printing that number.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SimError {
     /// The policy started or rejected a job that is not waiting (unknown,
     /// already running or finished, or started twice in one step).
-    #[error("policy {policy} {action} job {} ({job:?}) at time {time}, but that job is not waiting ({status})", number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
+    #[error("policy {policy} {action} job {} ({job:?}) {}, but that job is not waiting ({status})", number.map_or_else(|| "?".to_owned(), |n| n.to_string()), AtTime(*time))]
     NotWaiting {
         /// The policy's name.
         policy: String,
@@ -104,7 +124,8 @@ pub enum SimError {
     },
     /// The policy started jobs that need more processors than are free.
     #[error(
-        "policy {policy} started job {number} ({job:?}) needing {size} processors at time {time}, but only {free} are free"
+        "policy {policy} started job {number} ({job:?}) needing {size} processors {}, but only {free} are free",
+        AtTime(*time)
     )]
     OverAllocation {
         /// The policy's name.
@@ -122,7 +143,8 @@ pub enum SimError {
     },
     /// The policy started a dedicated job before its requested start time.
     #[error(
-        "policy {policy} started dedicated job {number} ({job:?}) at time {time}, before its requested start {requested}"
+        "policy {policy} started dedicated job {number} ({job:?}) {}, before its requested start {requested}",
+        AtTime(*time)
     )]
     DedicatedTooEarly {
         /// The policy's name.
@@ -139,7 +161,8 @@ pub enum SimError {
     /// A start, resumption or suspension would end, or a wake-up fire,
     /// past [`TIME_LIMIT`](crate::TIME_LIMIT).
     #[error(
-        "policy {policy} at time {time}: {what} at {at} s, past the 2^62 s a simulation can reach"
+        "policy {policy} {}: {what} at {at} s, past the 2^62 s a simulation can reach",
+        AtTime(*time)
     )]
     BeyondTimeLimit {
         /// The policy's name.
@@ -162,7 +185,7 @@ pub enum SimError {
         time: Time,
     },
     /// The policy gave up (see [`Decisions::fail`](crate::Decisions::fail)).
-    #[error("policy {policy} failed at time {time}: {reason}")]
+    #[error("policy {policy} failed {}: {reason}", AtTime(*time))]
     PolicyFailed {
         /// The policy's name.
         policy: String,
@@ -174,7 +197,8 @@ pub enum SimError {
     /// Jobs are waiting or suspended and no event is pending: the policy
     /// will never start or resume them.
     #[error(
-        "policy {policy} left {waiting} jobs waiting and {suspended} suspended at time {time} with no event pending"
+        "policy {policy} left {waiting} jobs waiting and {suspended} suspended {} with no event pending",
+        AtTime(*time)
     )]
     Stalled {
         /// The policy's name.
@@ -188,7 +212,7 @@ pub enum SimError {
     },
     /// A decision on a job that the job's state or the machine does not
     /// allow (start on given processors, suspend, resume).
-    #[error("policy {policy} at time {time}: job {} ({job:?}): {problem}", number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
+    #[error("policy {policy} {}: job {} ({job:?}): {problem}", AtTime(*time), number.map_or_else(|| "?".to_owned(), |n| n.to_string()))]
     Refused {
         /// The policy's name.
         policy: String,
@@ -219,7 +243,7 @@ pub enum SimError {
     },
     /// [`Simulation::finish`](crate::Simulation::finish) was called while
     /// events were left.
-    #[error("the run of policy {policy} was finished at time {time} with events left")]
+    #[error("the run of policy {policy} was finished {} with events left", AtTime(*time))]
     RunNotOver {
         /// The policy's name.
         policy: String,

@@ -876,6 +876,9 @@ impl JobSet {
     }
 
     /// The job with the given id.
+    ///
+    /// # Panics
+    /// If `id` is not a job of this set (`id.index() >= len()`).
     pub fn job(&self, id: JobId) -> &Job {
         &self.jobs[id.index()]
     }
@@ -892,6 +895,9 @@ impl JobSet {
 
     /// The recorded runtime of a job before the overrun rule: how long it
     /// runs unless killed at its (possibly changed) estimate.
+    ///
+    /// # Panics
+    /// If `id` is not a job of this set (`id.index() >= len()`).
     pub fn work(&self, id: JobId) -> Time {
         self.work[id.index()]
     }

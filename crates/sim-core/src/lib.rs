@@ -176,3 +176,8 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
         state % bound
     }
 }
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

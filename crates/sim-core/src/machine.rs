@@ -13,14 +13,23 @@ pub struct ProcRange {
 }
 
 impl ProcRange {
-    /// Number of processors in the range.
+    /// Number of processors in the range: 0 for an inverted range (`last`
+    /// below `first`), which the simulator never makes but which the public
+    /// fields allow; `u32::MAX` for the whole `0..=u32::MAX`, whose
+    /// 2^32 processors a `u32` cannot count (and no machine has: see
+    /// [`MAX_PROCS`](crate::MAX_PROCS)).
     pub fn len(self) -> u32 {
-        self.last - self.first + 1
+        // One compare and a saturating add: free next to the loops that
+        // call this, and neither overflows in debug nor wraps in release.
+        self.last
+            .checked_sub(self.first)
+            .map_or(0, |span| span.saturating_add(1))
     }
 
-    /// Always false: a range holds at least one processor.
+    /// Whether the range holds no processor: only an inverted range
+    /// (`last` below `first`); the simulator's ranges never are.
     pub fn is_empty(self) -> bool {
-        false
+        self.last < self.first
     }
 }
 
@@ -269,6 +278,25 @@ mod tests {
         let mut out = Vec::new();
         machine.allocate(size, &mut out);
         out.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn range_length_is_safe_for_any_fields() {
+        // 3-7 holds 3, 4, 5, 6, 7: 7 - 3 + 1 = 5.
+        let range = ProcRange { first: 3, last: 7 };
+        assert_eq!((range.len(), range.is_empty()), (5, false));
+        assert_eq!(ProcRange { first: 4, last: 4 }.len(), 1);
+        // Inverted: 1 - 3 + 1 overflowed in debug and wrapped to
+        // 4294967295 in release; it holds no processor.
+        let inverted = ProcRange { first: 3, last: 1 };
+        assert_eq!((inverted.len(), inverted.is_empty()), (0, true));
+        // 0..=u32::MAX is 2^32 processors, one more than a u32 holds:
+        // saturated rather than wrapped to 0.
+        let whole = ProcRange {
+            first: 0,
+            last: u32::MAX,
+        };
+        assert_eq!((whole.len(), whole.is_empty()), (u32::MAX, false));
     }
 
     #[test]

@@ -245,6 +245,9 @@ impl<'a> View<'a> {
     }
 
     /// Static information about a job.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn job(&self, id: JobId) -> &'a Job {
         &self.jobs[id.index()]
     }
@@ -255,6 +258,9 @@ impl<'a> View<'a> {
     }
 
     /// Where the job is in its life.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn state(&self, id: JobId) -> JobState {
         let run = self.state.run(id);
         match run.state {
@@ -270,12 +276,18 @@ impl<'a> View<'a> {
 
     /// The job's current runtime estimate: the run time it may use in all
     /// (its estimate plus elastic extensions minus reductions), seconds.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn estimate(&self, id: JobId) -> Time {
         self.state.run(id).limit
     }
 
     /// Run time the job has made so far (0 before it starts; suspended
     /// jobs keep theirs; the switch overheads do not count).
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn run_time(&self, id: JobId) -> Time {
         self.state.run_time(id, self.now)
     }
@@ -284,12 +296,18 @@ impl<'a> View<'a> {
     /// minus [`run_time`](Self::run_time), at least 0. For a suspended job,
     /// how long it is expected to run once resumed (after the resume
     /// overhead).
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn remaining_estimate(&self, id: JobId) -> Time {
         (self.estimate(id) - self.run_time(id)).max(0)
     }
 
     /// When the job first started, if it has (running, suspended or ended
     /// jobs).
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn started_at(&self, id: JobId) -> Option<Time> {
         let start = self.state.run(id).start;
         (start != NOT_STARTED).then_some(start)
@@ -315,6 +333,9 @@ impl<'a> View<'a> {
 
     /// The processors a running or suspended job holds or held (a
     /// suspended job is resumed on exactly these); empty for other jobs.
+    ///
+    /// # Panics
+    /// If `id` is not a job of the workload (`id.index() >= jobs().len()`).
     pub fn allocation(&self, id: JobId) -> &'a [ProcRange] {
         match self.state(id) {
             JobState::Running | JobState::Resuming | JobState::Suspending | JobState::Suspended => {

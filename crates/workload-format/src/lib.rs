@@ -168,3 +168,8 @@ pub use workload::{PlacedComment, Workload};
 pub use write::{
     PathOutput, Writer, create_path, without_gz, workload_to_string, write_path, write_workload,
 };
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

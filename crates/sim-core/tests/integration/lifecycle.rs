@@ -628,6 +628,71 @@ fn the_steppable_engine_is_the_simulate_loop() {
     ));
 }
 
+// The documented panics (`# Panics`) of reading a job that is not in the
+// workload: one job, so JobId(99) is out of range.
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_schedule_panics_on_an_unknown_job() {
+    let jobs = set(4, vec![Job::new(1, 0, 2, 10, 10)]);
+    let schedule = simulate(&jobs, &mut Script::new(vec![(0, vec![Act::Start(0)])])).unwrap();
+    let _ = schedule.start(JobId(99));
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_view_panics_on_an_unknown_job() {
+    let jobs = set(4, vec![Job::new(1, 0, 2, 10, 10)]);
+    let mut simulation =
+        Simulation::new(&jobs, &SimOptions::default(), "x", Capabilities::default());
+    assert!(simulation.advance());
+    let _ = simulation.view().estimate(JobId(999));
+}
+
+#[test]
+fn decisions_before_the_first_advance_say_no_time_has_passed() {
+    // The engine's time is Time::MIN until the first advance; the errors
+    // used to print it: "at time -9223372036854775808".
+    let jobs = set(4, vec![Job::new(1, 5, 2, 10, 10)]);
+    let mut simulation =
+        Simulation::new(&jobs, &SimOptions::default(), "x", Capabilities::default());
+    let mut decisions = Decisions::new();
+    decisions.start(JobId(0));
+    let error = simulation.apply(&decisions).unwrap_err();
+    assert!(matches!(
+        error,
+        SimError::NotWaiting {
+            time: Time::MIN,
+            ..
+        }
+    ));
+    let message = error.to_string();
+    assert!(
+        message.contains("before the first event (no time advanced yet)"),
+        "{message}"
+    );
+    assert!(!message.contains(&Time::MIN.to_string()), "{message}");
+    // Finished before any advance: the same wording.
+    let simulation = Simulation::new(&jobs, &SimOptions::default(), "x", Capabilities::default());
+    assert_eq!(
+        simulation.finish().unwrap_err().to_string(),
+        "the run of policy x was finished before the first event (no time advanced yet) with events left"
+    );
+    // Once advanced (to the arrival at 5), the time is printed as ever.
+    let mut simulation =
+        Simulation::new(&jobs, &SimOptions::default(), "x", Capabilities::default());
+    assert!(simulation.advance());
+    let mut twice = Decisions::new();
+    twice.start(JobId(0));
+    twice.start(JobId(0));
+    assert!(
+        simulation
+            .apply(&twice)
+            .unwrap_err()
+            .to_string()
+            .contains(" at time 5, ")
+    );
+}
+
 #[test]
 fn a_duplicated_job_keeps_its_user_and_deadline() {
     use schedsim_sim_core::{Deadline, DeadlineKind, Deadlines, LoadMethod, change_load};
