@@ -145,11 +145,12 @@ const KEY_METRICS: &[(&str, &[&str])] = &[
 pub fn compare(args: &CompareArgs, out: &mut dyn Write) -> Result<CompareOutcome, CompareError> {
     let a = RunDir::read(&args.a)?;
     let b = RunDir::read(&args.b)?;
-    check_same_workload(&a, &b)?;
-    // Rows each consistent but changed after the run: the summary's
-    // metrics no longer match the jobs.
+    // Rows each consistent but changed after the run, or files of two
+    // runs in one folder: the summary's metrics no longer match the jobs.
+    // Checked first, so such a folder is named rather than the pair.
     a.check_metrics()?;
     b.check_metrics()?;
+    check_same_workload(&a, &b)?;
     let different_metrics = metrics_differences(&a, &b);
     if !different_metrics.is_empty() && !args.allow_different_metrics {
         return Err(CompareError::DifferentMetrics {

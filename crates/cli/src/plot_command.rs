@@ -85,6 +85,8 @@ pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<Vec<PathBuf>, PlotCo
     let written = match &args.chart {
         Some(PlotChart::Gantt(g)) => {
             let run = RunDir::read(&g.run)?;
+            // A folder whose files come from two runs would be drawn as one.
+            run.check_metrics()?;
             let (from, to) = gantt_window(&run, g.from, g.to);
             let path = g
                 .out
@@ -113,6 +115,7 @@ pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<Vec<PathBuf>, PlotCo
         None => {
             let dir = args.run.as_ref().ok_or(PlotCommandError::NoRun)?;
             let run = RunDir::read(dir)?;
+            run.check_metrics()?;
             let target = args.out.clone().unwrap_or_else(|| dir.join("plots"));
             let written = run_curves(&run, &target)?;
             for path in &written {

@@ -417,7 +417,8 @@ pub fn rounded_values(summary: &ReadSummary) -> Option<String> {
 /// numbered 1..n because its ids are not unique non-negative integers
 /// (naming the first offending id), `record_warnings` (those of
 /// [`repeated_job_numbers`] and [`EarlyRequestedStarts`], for the commands
-/// that check), and each header key given twice with different values.
+/// that check), each header key given twice with different values, and a
+/// file from which no job record was read.
 pub fn input_warnings(
     summary: &ReadSummary,
     record_warnings: impl IntoIterator<Item = String>,
@@ -427,7 +428,28 @@ pub fn input_warnings(
         .into_iter()
         .chain(record_warnings)
         .chain(conflicting_header_keys(header))
+        .chain(no_records(summary))
         .collect()
+}
+
+/// An empty file, one of comments alone, or one whose every job line was
+/// skipped reads as a workload of no job: a run of it "succeeds" with
+/// nothing in it.
+fn no_records(summary: &ReadSummary) -> Option<String> {
+    if summary.records > 0 {
+        return None;
+    }
+    let lines = summary.lines;
+    let skipped = match summary.skipped_lines {
+        0 => String::new(),
+        n => format!(", {n} skipped"),
+    };
+    Some(format!(
+        "warning: no job record was read ({lines} {}: {} comments, {} blank{skipped})",
+        if lines == 1 { "line" } else { "lines" },
+        summary.comment_lines,
+        summary.blank_lines,
+    ))
 }
 
 /// CWF elastic control commands that `simulate` refuses (and `--lenient`
@@ -733,6 +755,32 @@ pub enum SimulateError {
         #[source]
         source: io::Error,
     },
+    /// The workload is a pipe, a device or standard input: it would be
+    /// read twice at once (for its hash and for its jobs), each reader
+    /// getting part of it.
+    #[error(
+        "{} is {what}, not a regular file: the workload is read twice (for its SHA-256 \
+         and for its jobs), which {what} cannot be; save it to a file and give that",
+        path.display()
+    )]
+    NotRegularFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is, e.g. "a pipe (FIFO)".
+        what: &'static str,
+    },
+    /// The run folder to replace holds files `simulate` does not write.
+    #[error(
+        "{} holds files that are not a run's ({names}): a new run replaces the folder whole, \
+         so move them or give another --out",
+        dir.display()
+    )]
+    ForeignFiles {
+        /// The run folder.
+        dir: PathBuf,
+        /// The other entries, sorted and joined by ", ".
+        names: String,
+    },
     /// The machine size is not known.
     #[error("the machine size is unknown: in the header of {path}, {found}; give --procs")]
     NoMachineSize {
@@ -935,6 +983,7 @@ pub fn builtin_params() -> LublinParams {
 pub fn load_workload(args: &SimulateArgs) -> Result<LoadedWorkload, SimulateError> {
     match &args.workload {
         Some(path) => {
+            check_rereadable(path)?;
             let options = ReadOptions::lenient_if(args.lenient);
             std::thread::scope(|scope| {
                 // The hash on one helper thread, the parsing on another,
@@ -1035,6 +1084,7 @@ pub fn read_workload(
 ) -> Result<(WorkloadSource, Workload, Option<ReadSummary>), SimulateError> {
     Ok(match &args.workload {
         Some(path) => {
+            check_rereadable(path)?;
             let options = ReadOptions::lenient_if(args.lenient);
             let sha256 = sha256_file(path)?;
             let workload = open_workload(path, &options)?.into_workload()?;
@@ -1934,10 +1984,21 @@ struct ReadCounts {
     rounded_values: u64,
 }
 
-/// Writes jobs.csv, schedule.swf and summary.json of one run into `dir`.
+/// Writes jobs.csv, schedule.swf and summary.json (and segments.csv when
+/// a job was suspended) of one run as the folder `dir`, replacing an
+/// earlier run there.
+///
+/// The files are written into a hidden folder beside `dir`
+/// (`.NAME.tmp-PID`), which is then renamed to `dir`; an earlier run there
+/// is first renamed aside and removed. So `dir` holds one whole run, the
+/// old or the new, or nothing for an instant, even if the process is killed
+/// or another writes the same folder at once: a folder replaced file by
+/// file could hold the new jobs.csv beside the old summary.json. A folder
+/// holding files `simulate` does not write is refused rather than removed.
 ///
 /// # Errors
-/// A file that cannot be written.
+/// A file or folder that cannot be written or renamed, or `dir` holding
+/// other files than a run's.
 pub fn write_run(
     dir: &Path,
     args: &SimulateArgs,
@@ -1948,32 +2009,142 @@ pub fn write_run(
         let path = path.to_path_buf();
         move |source| SimulateError::Write { path, source }
     };
-    create_folder(dir).map_err(write_error(dir))?;
-    let config = metrics_config(args, loaded.jobs.model().procs);
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        let source = io::Error::new(io::ErrorKind::InvalidInput, "a run folder needs a name");
+        return Err(write_error(dir)(source));
+    };
+    // `out/easy` has the parent `out`; `easy` alone has the parent "".
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    create_folder(parent).map_err(write_error(parent))?;
+    check_run_folder(dir)?;
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let sequence = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let hidden = |kind: &str| {
+        let mut hidden = std::ffi::OsString::from(".");
+        hidden.push(name);
+        // Unique among processes and among threads of this one.
+        hidden.push(format!(".{kind}-{}-{sequence}", std::process::id()));
+        parent.join(hidden)
+    };
+    let staging = hidden("tmp");
+    // Left by a killed process that had this process's id.
+    let _ = fs::remove_dir_all(&staging);
+    fs::create_dir(&staging).map_err(write_error(&staging))?;
+    let written = write_run_files(&staging, args, loaded, run)
+        .and_then(|()| replace_folder(&staging, dir, &hidden).map_err(write_error(dir)));
+    if written.is_err() {
+        let _ = fs::remove_dir_all(&staging);
+    }
+    written
+}
 
-    // Every file is written to a temporary name and renamed, so a reader
-    // never sees half a file; summary.json comes last, so a folder with a
-    // new summary holds the files that go with it.
+/// What `simulate` writes in a run folder, and `plot` beside them.
+const RUN_FOLDER_ENTRIES: [&str; 5] = [
+    "jobs.csv",
+    "segments.csv",
+    "schedule.swf",
+    "summary.json",
+    "plots",
+];
+
+/// Refuses to replace a folder holding more than a run: its other files
+/// would be removed with the earlier run.
+fn check_run_folder(dir: &Path) -> Result<(), SimulateError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        // A file where the folder goes, or an unreadable folder: the
+        // rename below names it.
+        Err(_) => return Ok(()),
+    };
+    let mut foreign: Vec<String> = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| SimulateError::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // Temporary files of an earlier version's killed run.
+        let known = RUN_FOLDER_ENTRIES
+            .iter()
+            .any(|own| name == *own || name.starts_with(&format!("{own}.tmp-")));
+        if !known {
+            foreign.push(name);
+        }
+    }
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort_unstable();
+    Err(SimulateError::ForeignFiles {
+        dir: dir.to_path_buf(),
+        names: foreign.join(", "),
+    })
+}
+
+/// Renames the finished folder `staging` to `dir`, moving a folder already
+/// there aside (`hidden("old")`) and removing it after. Another process
+/// may put its own run at `dir` in between: it is moved aside in turn, a
+/// few times at most.
+fn replace_folder(staging: &Path, dir: &Path, hidden: &dyn Fn(&str) -> PathBuf) -> io::Result<()> {
+    let mut aside = Vec::new();
+    let result = loop {
+        match fs::rename(staging, dir) {
+            Ok(()) => break Ok(()),
+            // Renaming a folder onto a folder that is not empty fails.
+            Err(error) if dir.is_dir() && aside.len() < 8 => {
+                let old = hidden(&format!("old{}", aside.len()));
+                match fs::rename(dir, &old) {
+                    Ok(()) => aside.push(old),
+                    // Another process moved it first.
+                    Err(moved) if moved.kind() == io::ErrorKind::NotFound => {}
+                    Err(_) => break Err(error),
+                }
+            }
+            Err(_) if dir.exists() && !dir.is_dir() => {
+                break Err(io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    format!("{} is not a folder", dir.display()),
+                ));
+            }
+            Err(error) => break Err(error),
+        }
+    };
+    for old in aside {
+        let _ = fs::remove_dir_all(old);
+    }
+    result
+}
+
+/// The files of [`write_run`], written into the new folder `dir`.
+fn write_run_files(
+    dir: &Path,
+    args: &SimulateArgs,
+    loaded: &LoadedWorkload,
+    run: &PolicyRun,
+) -> Result<(), SimulateError> {
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SimulateError::Write { path, source }
+    };
+    let config = metrics_config(args, loaded.jobs.model().procs);
     let path = dir.join("jobs.csv");
     write_atomically_with(&path, |file| {
         write_jobs_csv(file, loaded, &run.schedule, config.tau)
     })
     .map_err(write_error(&path))?;
-
-    let path = dir.join("segments.csv");
     if run.schedule.has_suspensions() {
+        let path = dir.join("segments.csv");
         write_atomically(&path, segments_csv(loaded, &run.schedule).as_bytes())
             .map_err(write_error(&path))?;
-    } else if path.exists() {
-        // A stale file from an earlier run into this folder would be read
-        // back as this run's.
-        fs::remove_file(&path).map_err(write_error(&path))?;
     }
-
     let path = dir.join("schedule.swf");
     write_atomically_with(&path, |file| write_schedule_swf(file, loaded, run))
         .map_err(|error: ScheduleSwfError| error.at(&path))?;
-
     let path = dir.join("summary.json");
     let json = summary_json(args, loaded, run).map_err(|e| SimulateError::Write {
         path: path.clone(),
@@ -2732,6 +2903,47 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// Refuses a workload that cannot be read twice: a pipe (`<(...)`,
+/// `/dev/stdin` fed by one), a device, a socket, or `-` for standard
+/// input. A path that does not exist or is a folder is left to the reader,
+/// whose messages say so.
+fn check_rereadable(path: &Path) -> Result<(), SimulateError> {
+    let refuse = |what| {
+        Err(SimulateError::NotRegularFile {
+            path: path.to_path_buf(),
+            what,
+        })
+    };
+    let Ok(metadata) = fs::metadata(path) else {
+        return if path.as_os_str() == "-" {
+            refuse("standard input")
+        } else {
+            Ok(())
+        };
+    };
+    let kind = metadata.file_type();
+    if kind.is_file() || kind.is_dir() {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return refuse("a pipe (FIFO)");
+        }
+        if kind.is_char_device() {
+            return refuse("a character device");
+        }
+        if kind.is_block_device() {
+            return refuse("a block device");
+        }
+        if kind.is_socket() {
+            return refuse("a socket");
+        }
+    }
+    refuse("neither a file nor a folder")
+}
+
 fn sha256_file(path: &Path) -> Result<String, SimulateError> {
     let mut file = fs::File::open(path).map_err(|source| SimulateError::Hash {
         path: path.to_path_buf(),
@@ -2846,6 +3058,150 @@ mod tests {
         bad[1_898] = "not a record\n".to_owned();
         let error = chain(load_workload(&write("nosize.swf", "", &bad)).unwrap_err());
         assert!(error.contains("nosize.swf:1899:"), "{error}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An empty file reads as a workload of no job: every command that
+    /// reads one says so.
+    #[test]
+    fn a_file_without_records_is_warned_of() {
+        let mut summary = ReadSummary::default();
+        let header = Header::default();
+        summary.lines = 3;
+        summary.comment_lines = 2;
+        summary.blank_lines = 1;
+        assert_eq!(
+            input_warnings(&summary, None, &header),
+            ["warning: no job record was read (3 lines: 2 comments, 1 blank)"]
+        );
+        summary.lines = 5;
+        summary.skipped_lines = 2;
+        assert_eq!(
+            input_warnings(&summary, None, &header),
+            ["warning: no job record was read (5 lines: 2 comments, 1 blank, 2 skipped)"]
+        );
+        summary.records = 1;
+        assert!(input_warnings(&summary, None, &header).is_empty());
+    }
+
+    /// A rerun replaces the run folder whole: no file of the earlier run
+    /// is left beside the new ones, nothing is left beside the folder, and
+    /// a folder holding other files is refused untouched.
+    #[test]
+    fn a_run_folder_is_replaced_whole() {
+        let dir = std::env::temp_dir().join(format!("schedsim-runfolder-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let workload = dir.join("w.swf");
+        let write_workload = |run_time: u32| {
+            let lines: String = (1..=20)
+                .map(|n| format!("{n} {n} -1 {run_time} 4 -1 -1 4 120 -1 1 1 1 -1 1 -1 -1 -1\n"))
+                .collect();
+            fs::write(&workload, format!("; MaxProcs: 8\n{lines}")).unwrap();
+        };
+        write_workload(60);
+        let mut args = SimulateArgs::new();
+        args.workload = Some(workload.clone());
+        args.out = Some(dir.join("out"));
+        args.policies = vec!["easy".into()];
+        simulate(&args, &mut Vec::new()).unwrap();
+        let easy = dir.join("out").join("easy");
+        let first = fs::read(easy.join("summary.json")).unwrap();
+        // An earlier run's segments.csv and plots, which the new run does
+        // not write, must not be read as its own.
+        fs::write(easy.join("segments.csv"), "stale").unwrap();
+        fs::create_dir(easy.join("plots")).unwrap();
+        fs::write(easy.join("plots").join("waits.svg"), "<svg/>").unwrap();
+        let names = |folder: &Path| {
+            let mut names: Vec<String> = fs::read_dir(folder)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort_unstable();
+            names
+        };
+        write_workload(90);
+        simulate(&args, &mut Vec::new()).unwrap();
+        assert_eq!(names(&easy), ["jobs.csv", "schedule.swf", "summary.json"]);
+        let second = fs::read(easy.join("summary.json")).unwrap();
+        assert_ne!(
+            first, second,
+            "the second run's summary replaced the first's"
+        );
+        assert_eq!(
+            names(&dir.join("out")),
+            ["easy"],
+            "no staging or old folder left"
+        );
+        // A file of the user's would be removed with the run: refused, and
+        // the folder is left as it was.
+        fs::write(easy.join("notes.txt"), "mine").unwrap();
+        let error = simulate(&args, &mut Vec::new()).unwrap_err().to_string();
+        assert!(
+            error.ends_with("holds files that are not a run's (notes.txt): a new run replaces the folder whole, so move them or give another --out"),
+            "{error}"
+        );
+        assert_eq!(fs::read(easy.join("summary.json")).unwrap(), second);
+        // A file where the folder goes is named, and nothing is left.
+        fs::remove_dir_all(&easy).unwrap();
+        fs::write(&easy, "a file").unwrap();
+        let error = simulate(&args, &mut Vec::new()).unwrap_err();
+        let cause = std::error::Error::source(&error).map(ToString::to_string);
+        assert_eq!(
+            cause,
+            Some(format!("{} is not a folder", easy.display())),
+            "{error}"
+        );
+        assert_eq!(names(&dir.join("out")), ["easy"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A pipe read by the hash and the parser at once split its bytes
+    /// between them: a file whose 64 KiB boundary fell on a line ran 0 jobs
+    /// with exit 0. Such inputs are refused before either reads.
+    #[test]
+    fn a_pipe_or_standard_input_is_refused_before_any_read() {
+        let refused = |path: &str| {
+            let args = SimulateArgs {
+                workload: Some(PathBuf::from(path)),
+                ..SimulateArgs::new()
+            };
+            let load = load_workload(&args).map(|_| ()).unwrap_err().to_string();
+            let read = read_workload(&args).map(|_| ()).unwrap_err().to_string();
+            assert_eq!(load, read);
+            load
+        };
+        let error = refused("-");
+        assert!(
+            error.starts_with("- is standard input, not a regular file"),
+            "{error}"
+        );
+        // /dev/null is a character device: refused rather than read as an
+        // empty workload.
+        if Path::new("/dev/null").exists() {
+            let error = refused("/dev/null");
+            assert!(error.contains("is a character device"), "{error}");
+        }
+        let dir = std::env::temp_dir().join(format!("schedsim-fifo-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("w.swf");
+        // No writer ever opens it: a read would block, so the test also
+        // shows nothing opens it before refusing.
+        match std::process::Command::new("mkfifo").arg(&fifo).status() {
+            Ok(status) if status.success() => {
+                let error = refused(fifo.to_str().unwrap());
+                assert!(
+                    error.contains("w.swf is a pipe (FIFO), not a regular file"),
+                    "{error}"
+                );
+                assert!(
+                    error.ends_with("save it to a file and give that"),
+                    "{error}"
+                );
+            }
+            _ => eprintln!("skipped the FIFO case: mkfifo is not available"),
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -368,6 +368,32 @@ fn tampered_runs_are_refused_by_plot_and_compare() {
         ),
         "{stderr}"
     );
+    // plot checks the same (it drew such a folder as one run).
+    let stderr = failed(&run(&["plot", s(&shifted), "-o", s(&plots)]), 1);
+    assert!(
+        stderr.contains("metrics.wait.mean is 31.666666666666668 but the jobs of jobs.csv give 65"),
+        "{stderr}"
+    );
+    let gantt = dir.join("gantt.svg");
+    let stderr = failed(&run(&["plot", "gantt", s(&shifted), "-o", s(&gantt)]), 1);
+    assert!(
+        stderr.contains("metrics.wait.mean is 31.666666666666668"),
+        "{stderr}"
+    );
+    assert!(!plots.exists() && !gantt.exists());
+    // A folder mixing two runs of one workload (FCFS's jobs.csv beside
+    // EASY's summary.json) is named, rather than the pair it is compared in.
+    let mixed = dir.join("mixed");
+    copy_run(&easy, &mixed);
+    std::fs::copy(fcfs.join("jobs.csv"), mixed.join("jobs.csv")).unwrap();
+    let stderr = failed(&run(&["compare", s(&fcfs), s(&mixed)]), 1);
+    assert!(
+        stderr.contains(&format!(
+            "{}: metrics.",
+            mixed.join("summary.json").display()
+        )),
+        "{stderr}"
+    );
     // A folder that does not exist is named as such.
     let missing = dir.join("missing");
     let stderr = failed(&run(&["compare", s(&fcfs), s(&missing)]), 1);
