@@ -9,7 +9,13 @@
 //! and size, so CWF information is refused or dropped as for SWF; the
 //! known values it has no place for (users, status, queues..., other
 //! allocated than requested processors, header keys, comments) are named
-//! in the report, per field.
+//! in the report, per field. A job Batsim cannot run (no submit time, run
+//! time or processor count) is refused, or with `--lenient` left out and
+//! counted, as `simulate` drops it.
+//!
+//! Every output file is written under a temporary name in its folder and
+//! renamed once complete: a failure or a kill never leaves a shorter file
+//! that reads as a valid, smaller workload.
 //!
 //! Slurm accounting: `.sacct` input is the output of
 //!
@@ -33,15 +39,17 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use flate2::Compression;
+use flate2::write::GzEncoder;
 use lublin_model::EstimateModelError;
 use serde::Serialize;
 use workload_format::{
-    BatsimError, CwfFields, JsonLinesError, ReadError, ReadOptions, RequestType, SacctError,
-    SacctOptions, Workload, WriteError, create_path, import_sacct, open_input, read_batsim_path,
-    read_json_lines_path, read_path, write_batsim_path, write_json_lines, write_workload,
+    BatsimError, CwfFields, JsonLinesError, ReadError, ReadOptions, Record, RequestType,
+    SacctError, SacctOptions, Workload, WriteError, import_sacct, open_input, read_batsim_path,
+    read_json_lines_path, read_path, workload_to_batsim_json, write_json_lines, write_workload,
 };
 
-use schedsim_run::plural;
+use schedsim_run::{plural, write_atomically, write_atomically_with};
 use workload_format::field_name;
 
 use crate::CommandError;
@@ -63,7 +71,9 @@ pub struct ConvertArgs {
     pub drop_cwf: bool,
     /// Skip bad lines of SWF/CWF/sacct input, or Batsim jobs without a
     /// delay profile (counted), instead of stopping; sacct jobs whose State
-    /// is not Slurm's are kept with status unknown (counted).
+    /// is not Slurm's are kept with status unknown (counted). To Batsim's
+    /// JSON, leave out the jobs it cannot run (no submit time, run time or
+    /// processor count; counted).
     #[arg(long)]
     pub lenient: bool,
     /// sacct input: the IANA time zone its timestamps are in (sacct prints
@@ -153,6 +163,9 @@ pub struct ConvertSummary {
     pub skipped_lines: u64,
     /// Batsim input: jobs skipped in lenient mode by reason.
     pub skipped_jobs: std::collections::BTreeMap<String, u64>,
+    /// Batsim output: jobs left out in lenient mode by reason (`no
+    /// processor count`...), those Batsim cannot run.
+    pub left_out_jobs: std::collections::BTreeMap<String, u64>,
     /// sacct input: jobs still pending or running, left out.
     pub unfinished: u64,
     /// sacct input: jobs cancelled before they started (kept).
@@ -188,7 +201,7 @@ pub fn mapping_path(output: &Path) -> PathBuf {
     output.with_file_name(format!("{stem}.mapping.csv"))
 }
 
-/// Writes `field,number,name` rows through a temporary name.
+/// Writes `field,number,name` rows.
 fn write_mapping(mapping: &workload_format::SacctMapping, path: &Path) -> Result<(), ConvertError> {
     let fail = |source: io::Error| ConvertError::Write {
         path: path.to_path_buf(),
@@ -205,10 +218,49 @@ fn write_mapping(mapping: &workload_format::SacctMapping, path: &Path) -> Result
         writer.write_record(&row).map_err(|e| fail(e.into()))?;
     }
     let bytes = writer.into_inner().map_err(|e| fail(e.into_error()))?;
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".tmp");
-    std::fs::write(&temporary, bytes).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(fail)
+    write_atomically(path, &bytes).map_err(fail)
+}
+
+/// Writes `path` under a temporary name in its folder, renamed once
+/// `write` has succeeded and removed otherwise, gzip-compressed when the
+/// name ends in `.gz`; the content is streamed, never held whole. I/O
+/// errors of the file itself become `io_error`'s.
+pub(crate) fn write_output<E>(
+    path: &Path,
+    io_error: impl FnOnce(io::Error) -> E,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<(), E> {
+    // `write_atomically_with` needs an error made from io::Error; the
+    // caller's errors pass through it untouched.
+    enum Failed<E> {
+        Io(io::Error),
+        Write(E),
+    }
+    impl<E> From<io::Error> for Failed<E> {
+        fn from(error: io::Error) -> Self {
+            Self::Io(error)
+        }
+    }
+    let gzip = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| workload_format::without_gz(n).len() < n.len());
+    let result = write_atomically_with(path, |file| {
+        if gzip {
+            let mut encoder = GzEncoder::new(file, Compression::default());
+            write(&mut encoder).map_err(Failed::Write)?;
+            // Finished here, before the rename: a gzip stream without its
+            // trailer would read as a truncated file.
+            encoder.finish()?;
+            Ok(())
+        } else {
+            write(file).map_err(Failed::Write)
+        }
+    });
+    result.map_err(|failed| match failed {
+        Failed::Io(error) => io_error(error),
+        Failed::Write(error) => error,
+    })
 }
 
 /// Why `convert` failed.
@@ -270,6 +322,21 @@ pub enum ConvertError {
         start_times: u64,
         /// Submissions with an amount.
         amounts: u64,
+    },
+    /// A job of the input cannot be a Batsim job (without --lenient).
+    #[error(
+        "cannot convert {} to Batsim's JSON: job {job_number} has {problem}; pass --lenient to \
+         leave out the jobs Batsim cannot run (as simulate drops them), or convert to .swf to \
+         keep them",
+        input.display()
+    )]
+    BatsimJob {
+        /// The input file.
+        input: PathBuf,
+        /// The job's number (field 1).
+        job_number: u64,
+        /// What it lacks, with the fields' values.
+        problem: String,
     },
     /// --estimates failed.
     #[error("cannot fill the estimates of {}", input.display())]
@@ -364,6 +431,7 @@ pub fn convert(args: &ConvertArgs, out: &mut dyn Write) -> Result<ConvertSummary
         Format::Swf => to_swf(&mut workload, args, &mut summary, "SWF")?,
         Format::BatsimJson => {
             to_swf(&mut workload, args, &mut summary, "Batsim's JSON")?;
+            summary.left_out_jobs = batsim_runnable(&mut workload, args)?;
             summary.not_written = batsim_losses(&workload);
         }
         Format::Cwf => {
@@ -419,14 +487,21 @@ fn to_swf(
             amounts: summary.dropped_amounts,
         });
     }
-    // Drop the command lines, moving each comment to stay before the same
-    // surviving record.
+    retain_records(workload, |record| !record.is_command());
+    for record in &mut workload.records {
+        record.cwf = None;
+    }
+    Ok(())
+}
+
+/// Keeps the records `keep` accepts, moving each comment to stay before the
+/// same surviving record.
+fn retain_records(workload: &mut Workload, mut keep: impl FnMut(&Record) -> bool) {
     let old = std::mem::take(&mut workload.records);
     let mut kept_before = Vec::with_capacity(old.len() + 1);
-    for mut record in old {
+    for record in old {
         kept_before.push(workload.records.len());
-        if !record.is_command() {
-            record.cwf = None;
+        if keep(&record) {
             workload.records.push(record);
         }
     }
@@ -434,7 +509,77 @@ fn to_swf(
     for comment in &mut workload.comments {
         comment.before_record = kept_before[comment.before_record.min(kept_before.len() - 1)];
     }
-    Ok(())
+}
+
+/// Refuses the first job Batsim cannot run, naming it and its fields, or
+/// with --lenient leaves every such job out; returns the counts left out
+/// by reason. Checked before anything is written, so the refusal leaves no
+/// file.
+fn batsim_runnable(
+    workload: &mut Workload,
+    args: &ConvertArgs,
+) -> Result<std::collections::BTreeMap<String, u64>, ConvertError> {
+    let mut left_out = std::collections::BTreeMap::new();
+    if !args.lenient {
+        if let Some((record, (_, problem))) = workload
+            .records
+            .iter()
+            .find_map(|r| batsim_problem(r).map(|p| (r, p)))
+        {
+            return Err(ConvertError::BatsimJob {
+                input: args.input.clone(),
+                job_number: record.job_number,
+                problem,
+            });
+        }
+        return Ok(left_out);
+    }
+    retain_records(workload, |record| match batsim_problem(record) {
+        Some((reason, _)) => {
+            *left_out.entry(reason.to_owned()).or_insert(0) += 1;
+            false
+        }
+        None => true,
+    });
+    Ok(left_out)
+}
+
+/// Why `workload_to_batsim_json` would refuse `record` (the same tests, in
+/// its order): a short reason and the reason with the fields' values.
+fn batsim_problem(record: &Record) -> Option<(&'static str, String)> {
+    let value = |v: Option<u64>| v.map_or_else(|| "-1".to_owned(), |v| v.to_string());
+    if record.submit_time.is_none() {
+        return Some((
+            "no submit time",
+            format!("no submit time (field 2, {}, is -1)", field_name(2)),
+        ));
+    }
+    if record.run_time.is_none() {
+        return Some((
+            "no run time",
+            format!(
+                "no run time, so no delay profile (field 4, {}, is -1)",
+                field_name(4)
+            ),
+        ));
+    }
+    let size = record
+        .requested_processors
+        .or(record.allocated_processors)
+        .filter(|&p| p > 0);
+    if size.is_none() {
+        return Some((
+            "no processor count",
+            format!(
+                "no processor count (field 8, {}, is {}; field 5, {}, is {})",
+                field_name(8),
+                value(record.requested_processors),
+                field_name(5),
+                value(record.allocated_processors)
+            ),
+        ));
+    }
+    None
 }
 
 /// What Batsim's JSON has no place for, where the input knows it: per SWF
@@ -498,31 +643,33 @@ fn batsim_losses(workload: &Workload) -> Option<String> {
 }
 
 fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertError> {
-    // I/O failures name the output file; other write errors name themselves.
-    let write_error = |error| match error {
-        WriteError::Io { source } => ConvertError::Write {
-            path: path.to_path_buf(),
-            source,
-        },
-        other => ConvertError::Output(other),
+    let io_error = |source| ConvertError::Write {
+        path: path.to_path_buf(),
+        source,
     };
     if to == Format::BatsimJson {
-        return Ok(write_batsim_path(workload, path)?);
+        let text = workload_to_batsim_json(workload)?;
+        return write_atomically(path, text.as_bytes()).map_err(io_error);
     }
-    let output = create_path(path).map_err(ConvertError::Output)?;
-    let output = match to {
-        Format::JsonLines => write_json_lines(workload, output).map_err(|e| match e {
-            JsonLinesError::Write(source) => ConvertError::Write {
-                path: path.to_path_buf(),
-                source,
-            },
-            other => ConvertError::JsonLines(other),
-        })?,
-        Format::Swf | Format::Cwf | Format::BatsimJson | Format::Sacct => {
-            write_workload(workload, output).map_err(write_error)?
+    write_output(path, io_error, |output| {
+        match to {
+            Format::JsonLines => {
+                write_json_lines(workload, output).map_err(|e| match e {
+                    JsonLinesError::Write(source) => io_error(source),
+                    other => ConvertError::JsonLines(other),
+                })?;
+            }
+            Format::Swf | Format::Cwf | Format::BatsimJson | Format::Sacct => {
+                // I/O failures name the output file; other write errors
+                // name themselves.
+                write_workload(workload, output).map_err(|e| match e {
+                    WriteError::Io { source } => io_error(source),
+                    other => ConvertError::Output(other),
+                })?;
+            }
         }
-    };
-    output.finish().map_err(write_error)
+        Ok(())
+    })
 }
 
 fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Result<()> {
@@ -560,6 +707,19 @@ fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Re
         )?;
     } else if s.skipped_lines > 0 {
         writeln!(out, "skipped {} bad lines (--lenient)", s.skipped_lines)?;
+    }
+    if !s.left_out_jobs.is_empty() {
+        let reasons: Vec<String> = s
+            .left_out_jobs
+            .iter()
+            .map(|(reason, n)| format!("{reason}: {n}"))
+            .collect();
+        writeln!(
+            out,
+            "left out {} Batsim cannot run (--lenient): {}",
+            plural(s.left_out_jobs.values().sum(), "job"),
+            reasons.join(", ")
+        )?;
     }
     if let Some(warning) = &s.unknown_states {
         writeln!(out, "{warning}")?;

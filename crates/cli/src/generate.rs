@@ -10,7 +10,9 @@
 //! does not grow with the number of jobs, except with a target load (the
 //! load search) or the Tsafrir estimate model, which hold every job first:
 //! then at most [`MAX_HELD_JOBS`] jobs (2^26) are accepted, checked before
-//! anything is generated.
+//! anything is generated. The file is written under a temporary name in its
+//! folder and renamed once complete, so a failure or a kill never leaves a
+//! shorter file that reads as a valid, smaller workload.
 //!
 //! Lublin workloads written as `.cwf` get `-1 S -1` in fields 19-21 (like
 //! `schedsim convert`). CWF workloads cannot be written as `.swf`: SWF has
@@ -34,12 +36,10 @@ use crate::estimates::{
     tsafrir_for_runtimes,
 };
 use serde::de::DeserializeOwned;
-use workload_format::{
-    CwfFields, Header, HeaderError, PathOutput, Record, RequestType, Writer, create_path,
-};
+use workload_format::{CwfFields, Header, HeaderError, Record, RequestType, WriteError, Writer};
 
 use crate::CommandError;
-use crate::convert::Format;
+use crate::convert::{Format, write_output};
 
 /// Arguments of `schedsim generate`.
 #[derive(Debug, Clone, clap::Args)]
@@ -396,7 +396,7 @@ pub enum GenerateError {
         path: PathBuf,
         /// The cause.
         #[source]
-        source: workload_format::WriteError,
+        source: WriteError,
     },
     /// The Tsafrir estimate model failed (a maximum below the longest
     /// runtime, hints that do not fit).
@@ -552,8 +552,7 @@ impl<'a> Target<'a> {
         target_load: Option<f64>,
         summary: GeneratedSummary,
     ) -> Result<GenerateOutcome, GenerateError> {
-        let output = create_output(self.path)?;
-        write_records(output, self.path, header, records, self.format)?;
+        write_records(self.path, header, records, self.format)?;
         Ok(GenerateOutcome {
             path: self.path.to_path_buf(),
             format: self.format,
@@ -609,19 +608,9 @@ fn output_format(path: &Path, commands: bool) -> Result<Format, GenerateError> {
     }
 }
 
-/// The output file (gzip for `.gz`), created before anything is generated
-/// so that a bad path fails at once.
-fn create_output(path: &Path) -> Result<PathOutput, GenerateError> {
-    create_path(path).map_err(|source| GenerateError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// Streams the header and records into `output`, the file `path`. SWF
-/// records written to a `.cwf` file get `-1 S -1`.
+/// Streams the header and records into the file `path` (gzip for `.gz`).
+/// SWF records written to a `.cwf` file get `-1 S -1`.
 fn write_records(
-    output: PathOutput,
     path: &Path,
     header: &Header,
     records: impl Iterator<Item = Record>,
@@ -631,23 +620,24 @@ fn write_records(
         path: path.to_path_buf(),
         source,
     };
-    let mut writer = Writer::new(output);
-    writer.write_header(header).map_err(error)?;
-    let submission = CwfFields {
-        requested_start_time: None,
-        request_type: RequestType::Submit,
-        amount: None,
-    };
-    for mut record in records {
-        if format == Format::Cwf && record.cwf.is_none() {
-            record.cwf = Some(submission);
+    let io_error = |source| error(WriteError::Io { source });
+    write_output(path, io_error, |output| {
+        let mut writer = Writer::new(output);
+        writer.write_header(header).map_err(error)?;
+        let submission = CwfFields {
+            requested_start_time: None,
+            request_type: RequestType::Submit,
+            amount: None,
+        };
+        for mut record in records {
+            if format == Format::Cwf && record.cwf.is_none() {
+                record.cwf = Some(submission);
+            }
+            writer.write_record(&record).map_err(error)?;
         }
-        writer.write_record(&record).map_err(error)?;
-    }
-    writer
-        .finish()
-        .and_then(|file| file.finish())
-        .map_err(error)
+        writer.finish().map_err(error)?;
+        Ok(())
+    })
 }
 
 /// The one-line summary.

@@ -9,6 +9,7 @@ mod compare_plot;
 mod deadlines;
 mod generate;
 mod greedy;
+mod partial_output;
 mod scojo;
 mod simulate;
 mod simulate_dedicated;
