@@ -28,10 +28,17 @@
 //! - after `--merge`: `results.csv` (one row per cell and metric),
 //!   `differentials.csv` (per-job differences against the baseline with
 //!   batch-means intervals), `plots/`;
-//! - after `--slurm`: `sweep.sbatch`, and `slurm/` for the tasks' logs.
+//! - after `--slurm`: `sweep.sbatch`, and `slurm/` for the tasks' logs;
+//! - `.lock-shard-I-of-N` and `.lock`: the locks of the runs and merges.
+//!   Shards of one `--shard I/N` count run side by side; a run refuses
+//!   while the same shard, or a shard of another count (an unsharded run is
+//!   shard 0/1), is running, and a merge refuses while any shard is
+//!   running. The operating system drops a lock when its process ends,
+//!   killed or not; the file names the last holder's pid and host.
 
 mod cell;
 mod cwf;
+mod lock;
 mod merge;
 mod run;
 mod slurm;
@@ -68,6 +75,33 @@ pub enum SweepError {
     /// names it and the cause.
     #[error("{0}")]
     Failed(String),
+    /// Another sweep holds a lock of the output folder that this run or
+    /// merge needs.
+    #[error("{what} in {folder} ({holder} holds {lock}); {advice}")]
+    Locked {
+        /// What is refused and why.
+        what: String,
+        /// The output folder.
+        folder: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// Who holds it, as it signed the lock file (pid and host).
+        holder: String,
+        /// What to do.
+        advice: &'static str,
+    },
+    /// A file or folder of the sweep cannot be created, locked, read or
+    /// written.
+    #[error("cannot {action} {path}")]
+    Io {
+        /// What failed: `create`, `lock`, `read`, `write`.
+        action: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl From<String> for SweepError {
@@ -191,33 +225,6 @@ fn absolute(path: &Path) -> PathBuf {
     })
 }
 
-/// Holds `out/.lock-shard-I-of-N` locked (an advisory lock the operating
-/// system drops when the process ends, however it ends) while this process
-/// runs that shard, so that a second sweep of the same shard on the same
-/// folder refuses instead of running every cell twice. Different shards
-/// (a Slurm job array) run side by side.
-fn lock_shard(out: &Path, (index, count): (usize, usize)) -> Result<fs::File, SweepError> {
-    let path = out.join(format!(".lock-shard-{index}-of-{count}"));
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => Err(format!(
-            "another sweep is running shard {index}/{count} in {} (it holds {}); wait for it to finish or give another --out",
-            out.display(),
-            path.display()
-        )
-        .into()),
-        Err(fs::TryLockError::Error(e)) => {
-            Err(format!("cannot lock {}: {e}", path.display()).into())
-        }
-    }
-}
-
 /// Where a sweep without `--out` or `output` writes: `sweeps/NAME`, the
 /// name made one path segment (a name like `../x` or `/tmp/x` stays
 /// inside `sweeps/`).
@@ -283,6 +290,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
     let cells = cells(&spec, &sources);
     if args.merge {
         let started = Instant::now();
+        let _lock = lock::lock_merge(&out)?;
         let report = merge::merge(&spec, &cells, &out)?;
         say!(
             "merged {} cells into {} in {:.1} s ({} stray temporary files removed, {} result files of other specs left alone, {} figures of earlier merges removed):",
@@ -307,10 +315,11 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
     };
     let mut json = serde_json::to_string_pretty(&info).map_err(|e| e.to_string())?;
     json.push('\n');
+    let shard = args.shard.unwrap_or((0, 1));
+    // Before any write: a refused run must leave the running one's files.
+    let _lock = lock::lock_shard(&out, shard)?;
     write_atomic(&out, "spec.toml", spec.text.as_bytes()).map_err(|e| e.to_string())?;
     write_atomic(&out, "sweep.json", json.as_bytes()).map_err(|e| e.to_string())?;
-    let shard = args.shard.unwrap_or((0, 1));
-    let _lock = lock_shard(&out, shard)?;
     let started = Instant::now();
     let report = run::run(&spec, &cells, &out, shard, args.threads, !args.quiet)?;
     say!(
@@ -332,6 +341,131 @@ pub fn sweep(args: &SweepArgs) -> Result<(), SweepError> {
 mod tests {
     use super::*;
 
+    /// A folder with `tiny.swf` (40 jobs on 8 processors) and `sweep.toml`
+    /// (one load, one policy: one cell).
+    fn setup(test: &str) -> (PathBuf, SweepArgs) {
+        let dir =
+            std::env::temp_dir().join(format!("schedsim-sweep-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let mut swf = String::from("; MaxProcs: 8\n");
+        for job in 1..=40 {
+            let size = 1 + job % 8;
+            let runtime = 100 + 37 * (job % 11);
+            swf.push_str(&format!(
+                "{job} {} -1 {runtime} {size} -1 -1 {size} {} -1 1 1 1 -1 1 -1 -1 -1\n",
+                60 * job,
+                2 * runtime
+            ));
+        }
+        fs::write(dir.join("tiny.swf"), swf).unwrap();
+        fs::write(
+            dir.join("sweep.toml"),
+            "name = \"tiny\"\nloads = [0.8]\npolicies = [\"easy\"]\nmetrics = [\"wait.mean\"]\n\n[[workload]]\nname = \"tiny\"\nfile = \"tiny.swf\"\n",
+        )
+        .unwrap();
+        let mut args = SweepArgs::new(dir.join("sweep.toml"));
+        args.out = Some(dir.join("out"));
+        args.threads = 1;
+        args.quiet = true;
+        (dir, args)
+    }
+
+    fn out(args: &SweepArgs) -> PathBuf {
+        args.out.clone().unwrap()
+    }
+
+    #[test]
+    fn a_merge_leaves_a_running_sweep_and_its_temporary_files_alone() {
+        let (dir, mut args) = setup("merge-running");
+        let cells = out(&args).join("cells");
+        fs::create_dir_all(&cells).unwrap();
+        let shard = lock::lock_shard(&out(&args), (1, 2)).unwrap();
+        let in_flight = cells.join(".0123456789abcdef.json.tmp.host.1.0");
+        fs::write(&in_flight, "{").unwrap();
+        args.merge = true;
+        let error = sweep(&args).unwrap_err().to_string();
+        assert!(
+            error.contains("cannot merge while a sweep is running shard 1/2")
+                && error.contains(".lock-shard-1-of-2"),
+            "{error}"
+        );
+        assert!(in_flight.exists());
+        drop(shard);
+        // Once no shard runs, a killed run's temporary file goes, but not
+        // one that a live process of this host is still writing.
+        let live = cells.join(format!(
+            ".fedcba9876543210.json.tmp.{}.{}.0",
+            cell::hostname(),
+            std::process::id()
+        ));
+        fs::write(&live, "{").unwrap();
+        let error = sweep(&args).unwrap_err().to_string();
+        assert!(error.contains("cells are not finished"), "{error}");
+        assert!(!in_flight.exists());
+        assert!(live.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_refused_sweep_leaves_the_running_sweeps_files() {
+        let (dir, args) = setup("refused");
+        let out = out(&args);
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("spec.toml"), "the running sweep's spec").unwrap();
+        fs::write(out.join("sweep.json"), "the running sweep's info").unwrap();
+        let running = lock::lock_shard(&out, (0, 1)).unwrap();
+        let error = sweep(&args).unwrap_err().to_string();
+        assert!(
+            error.contains("another sweep is running shard 0/1"),
+            "{error}"
+        );
+        assert_eq!(
+            fs::read_to_string(out.join("spec.toml")).unwrap(),
+            "the running sweep's spec"
+        );
+        assert_eq!(
+            fs::read_to_string(out.join("sweep.json")).unwrap(),
+            "the running sweep's info"
+        );
+        drop(running);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unsharded_sweep_refuses_beside_a_shard() {
+        let (dir, args) = setup("sharding");
+        fs::create_dir_all(out(&args)).unwrap();
+        let shard = lock::lock_shard(&out(&args), (0, 2)).unwrap();
+        let error = sweep(&args).unwrap_err().to_string();
+        assert!(
+            error.contains("a sweep of another sharding is running shard 0/2"),
+            "{error}"
+        );
+        assert!(!out(&args).join("cells").exists());
+        drop(shard);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_merge_that_cannot_write_names_the_file() {
+        let (dir, mut args) = setup("merge-write");
+        sweep(&args).unwrap();
+        // A folder where results.csv goes: the rename over it fails.
+        fs::create_dir_all(out(&args).join("results.csv/x")).unwrap();
+        args.merge = true;
+        let error = sweep(&args).unwrap_err();
+        let line = error_line(&error);
+        assert!(
+            line.starts_with(&format!(
+                "cannot write {}",
+                out(&args).join("results.csv").display()
+            )),
+            "{line}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_sweep_name_stays_inside_the_sweeps_folder() {
         // `/` and a leading `.` become `_`: one segment under sweeps/.
@@ -344,3 +478,8 @@ mod tests {
         assert_eq!(default_output(".."), Path::new("sweeps/_.."));
     }
 }
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

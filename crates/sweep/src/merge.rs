@@ -34,8 +34,9 @@ use schedsim_metrics::{CompareConfig, Differential, compare};
 use schedsim_run::{AxisScale, AxisUnit, LineChart, Series, line_chart, queue_length_series};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::cell::{Cell, CellResult, is_temp_name, write_atomic};
+use super::cell::{Cell, CellResult, hostname, is_temp_name, write_atomic};
 use super::spec::Spec;
+use crate::SweepError;
 
 /// What a merge did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,11 +67,35 @@ fn number(value: f64) -> String {
     format!("{value}")
 }
 
-/// Merges the finished cells of `cells` in `out`.
+/// Whether the temporary file `name` (`.NAME.tmp.HOST.PID.N`) belongs to a
+/// live process of this host. The merge lock already keeps runs of this
+/// version out; this spares the writes of anything else still writing.
+fn owner_alive(name: &str) -> bool {
+    let mut parts = name.rsplitn(3, '.');
+    let (Some(_counter), Some(pid), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let host = rest.rsplit('.').next().unwrap_or_default();
+    host == hostname() && pid.parse::<u32>().is_ok() && Path::new("/proc").join(pid).exists()
+}
+
+/// Writes the merge output `name` atomically; an error names the file.
+fn write_output(out: &Path, name: &str, bytes: &[u8]) -> Result<(), SweepError> {
+    write_atomic(out, name, bytes)
+        .map(drop)
+        .map_err(|source| SweepError::Io {
+            action: "write",
+            path: out.join(name),
+            source,
+        })
+}
+
+/// Merges the finished cells of `cells` in `out`; the caller holds the
+/// merge lock ([`crate::lock::lock_merge`]).
 ///
 /// # Errors
 /// Missing or unreadable cells, or files that cannot be written.
-pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, String> {
+pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, SweepError> {
     let cells_dir = out.join("cells");
     let mut temp_removed = 0;
     let mut foreign = 0;
@@ -81,8 +106,11 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         let entry = entry.map_err(|e| e.to_string())?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if is_temp_name(&name) {
-            // A temporary file is only ever an unfinished write: the merge
-            // runs after every shard has stopped.
+            if owner_alive(&name) {
+                continue;
+            }
+            // An unfinished write of a killed run: the merge lock is only
+            // granted while no shard runs.
             fs::remove_file(entry.path())
                 .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
             temp_removed += 1;
@@ -95,12 +123,12 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         .filter(|c| !cells_dir.join(format!("{}.json", c.hash)).exists())
         .collect();
     if let Some(first) = missing.first() {
-        return Err(format!(
+        return Err(SweepError::Failed(format!(
             "{} of {} cells are not finished (first: {}); run the sweep (again) before --merge",
             missing.len(),
             cells.len(),
             first.config.describe()
-        ));
+        )));
     }
     let results: Vec<CellResult> = cells
         .par_iter()
@@ -151,7 +179,7 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
         }
     }
     let csv = csv.into_inner().map_err(|e| e.to_string())?;
-    write_atomic(out, "results.csv", &csv).map_err(|e| e.to_string())?;
+    write_output(out, "results.csv", &csv)?;
     written.push("results.csv".to_owned());
 
     let differentials = match &spec.baseline {
@@ -160,7 +188,7 @@ pub fn merge(spec: &Spec, cells: &[Cell], out: &Path) -> Result<MergeReport, Str
     };
     if let Some(rows) = &differentials {
         let csv = differentials_csv(rows)?;
-        write_atomic(out, "differentials.csv", &csv).map_err(|e| e.to_string())?;
+        write_output(out, "differentials.csv", &csv)?;
         written.push("differentials.csv".to_owned());
     }
     written.extend(plots(spec, cells, &results, differentials.as_deref(), out)?);

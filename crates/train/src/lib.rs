@@ -30,7 +30,11 @@
 //!   resumes from it to the same result, and a larger `--generations`
 //!   extends a finished run; it records the workloads (paths and job
 //!   counts), criteria, objective and simulation settings, and a rerun
-//!   with others is refused rather than resumed.
+//!   with others is refused rather than resumed;
+//! - `.lock`: held while a training runs, so that a second training on the
+//!   same folder is refused (naming the holder's pid and host) instead of
+//!   mixing its files into the first one's; the operating system drops it
+//!   when the process ends, killed or not.
 //!
 //! **The paper's "twelve systems".** Section IV-C trains "all combinations
 //! of the four sorting criteria with the three scheduling situations [...]
@@ -47,7 +51,6 @@
 //! sweep shards (e.g. `--seed $SLURM_ARRAY_TASK_ID --out runs/$SLURM_ARRAY_TASK_ID`).
 //!
 //! ```
-//! use schedsim_policies::Criterion;
 //! use schedsim_train::{ParameterLayout, random_parameters};
 //!
 //! // 36 parameters with f2 in every situation, in the paper's bounds.
@@ -63,6 +66,7 @@
 
 mod bench;
 mod layout;
+mod lock;
 mod plot;
 mod train;
 mod workload;
@@ -141,7 +145,33 @@ pub enum TrainError {
         #[source]
         source: std::io::Error,
     },
+    /// Another training holds the output folder.
+    #[error(
+        "another train is running in {folder} ({holder} holds {lock}); wait for it to finish or give another --out"
+    )]
+    Busy {
+        /// The output folder.
+        folder: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+        /// Who holds it, as it signed the lock file (pid and host).
+        holder: String,
+    },
+    /// The output folder's lock could not be created or taken.
+    #[error("cannot lock {path}")]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// The report could not be written.
     #[error("cannot write the report")]
     Output(#[source] std::io::Error),
 }
+
+/// Compiles and runs the README's examples as doctests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

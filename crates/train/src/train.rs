@@ -232,15 +232,25 @@ fn fitness_context(args: &TrainArgs, workloads: &[TrainingWorkload]) -> String {
     serde_json::to_string(&context).unwrap_or_default()
 }
 
+/// The temporary file of [`write_atomic`]: named after the process, so
+/// that no other process's write goes through it.
+fn temporary_path(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.tmp.{}", std::process::id()))
+}
+
 /// Writes `text` to `path` through a temporary file renamed over it.
 fn write_atomic(path: &Path, text: &str) -> Result<(), TrainError> {
     let error = |source| TrainError::Write {
         path: path.to_path_buf(),
         source,
     };
-    let temporary = path.with_extension("tmp");
-    fs::write(&temporary, text).map_err(error)?;
-    fs::rename(&temporary, path).map_err(error)
+    let temporary = temporary_path(path);
+    let result = fs::write(&temporary, text).and_then(|()| fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result.map_err(error)
 }
 
 /// Runs `schedsim train`: loads the workloads, runs the evolution strategy
@@ -261,6 +271,9 @@ pub fn train(args: &TrainArgs, out: &mut dyn Write) -> Result<TrainOutcome, Trai
         path: args.out.clone(),
         source,
     })?;
+    // Before the checkpoint is read: two trainings on one folder would
+    // resume from and overwrite each other's checkpoint and results.
+    let _lock = crate::lock::lock_folder(&args.out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
@@ -577,4 +590,17 @@ fn report(
         "AWRTk in seconds for EASY, change against EASY for Greedy; UTIL as in eq. 5; files in {}",
         args.out.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_files_are_named_after_the_process() {
+        assert_eq!(
+            temporary_path(Path::new("out/best.json")),
+            Path::new(&format!("out/.best.json.tmp.{}", std::process::id()))
+        );
+    }
 }

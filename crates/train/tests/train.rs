@@ -217,3 +217,32 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     }
     text
 }
+
+#[test]
+fn a_second_training_on_a_held_folder_is_refused() {
+    let dir = std::env::temp_dir().join(format!("schedsim-train-held-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let out = dir.join("out");
+    fs::create_dir_all(&out).unwrap();
+    let swf = workload(&dir);
+    // As a running training holds it.
+    let lock = fs::File::create(out.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    fs::write(out.join(".lock"), "pid 4242 on host node7\n").unwrap();
+    let error = train(&args(&swf, out.clone()), &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "another train is running in {} (pid 4242 on host node7 holds {}); wait for it to finish or give another --out",
+            out.display(),
+            out.join(".lock").display()
+        )
+    );
+    assert!(!out.join("checkpoint.json").exists());
+    // Its end (killed or not) frees the folder.
+    drop(lock);
+    let mut quick = args(&swf, out.clone());
+    quick.generations = 0;
+    train(&quick, &mut Vec::new()).unwrap();
+    let _ = fs::remove_dir_all(&dir);
+}
