@@ -2005,10 +2005,6 @@ pub fn write_run(
     loaded: &LoadedWorkload,
     run: &PolicyRun,
 ) -> Result<(), SimulateError> {
-    let write_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SimulateError::Write { path, source }
-    };
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
         let source = io::Error::new(io::ErrorKind::InvalidInput, "a run folder needs a name");
         return Err(write_error(dir)(source));
@@ -2040,6 +2036,12 @@ pub fn write_run(
         let _ = fs::remove_dir_all(&staging);
     }
     written
+}
+
+/// The error of writing `path`, for `map_err`.
+fn write_error(path: &Path) -> impl FnOnce(io::Error) -> SimulateError + use<> {
+    let path = path.to_path_buf();
+    move |source| SimulateError::Write { path, source }
 }
 
 /// What `simulate` writes in a run folder, and `plot` beside them.
@@ -2127,10 +2129,6 @@ fn write_run_files(
     loaded: &LoadedWorkload,
     run: &PolicyRun,
 ) -> Result<(), SimulateError> {
-    let write_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SimulateError::Write { path, source }
-    };
     let config = metrics_config(args, loaded.jobs.model().procs);
     let path = dir.join("jobs.csv");
     write_atomically_with(&path, |file| {
