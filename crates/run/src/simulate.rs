@@ -2022,13 +2022,16 @@ pub fn write_run(
     let hidden = |kind: &str| {
         let mut hidden = std::ffi::OsString::from(".");
         hidden.push(name);
-        // Unique among processes and among threads of this one.
-        hidden.push(format!(".{kind}-{}-{sequence}", std::process::id()));
+        // Unique among hosts sharing the folder, processes and threads.
+        hidden.push(format!(
+            ".{kind}-{}-{}-{sequence}",
+            host_name(),
+            std::process::id()
+        ));
         parent.join(hidden)
     };
+    remove_dead_writers_folders(parent, name);
     let staging = hidden("tmp");
-    // Left by a killed process that had this process's id.
-    let _ = fs::remove_dir_all(&staging);
     fs::create_dir(&staging).map_err(write_error(&staging))?;
     let written = write_run_files(&staging, args, loaded, run)
         .and_then(|()| replace_folder(&staging, dir, &hidden).map_err(write_error(dir)));
@@ -2036,6 +2039,60 @@ pub fn write_run(
         let _ = fs::remove_dir_all(&staging);
     }
     written
+}
+
+/// This host's name, as written into the hidden folders' names.
+fn host_name() -> String {
+    let name = fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let name = name.trim();
+    if name.is_empty() {
+        "host".to_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// Removes the hidden folders of run `name` that a killed writer on this
+/// host left beside it (`.NAME.tmp-HOST-PID-N`, its new run, and
+/// `.NAME.oldK-HOST-PID-N`, an earlier run it was removing): each can be
+/// as large as a run. Only where `/proc` tells a live process from a dead
+/// one; a folder of another host, or of a live process, is left alone.
+fn remove_dead_writers_folders(parent: &Path, name: &std::ffi::OsStr) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let host = host_name();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        // KIND-HOST-PID-N, where the host may hold dashes.
+        let mut tail = rest.rsplitn(3, '-');
+        let (Some(sequence), Some(pid), Some(kind_host)) = (tail.next(), tail.next(), tail.next())
+        else {
+            continue;
+        };
+        let Some((kind, writer_host)) = kind_host.split_once('-') else {
+            continue;
+        };
+        let is_kind = kind == "tmp"
+            || kind
+                .strip_prefix("old")
+                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+        let numbers = sequence.parse::<u64>().is_ok() && pid.parse::<u32>().is_ok();
+        if is_kind && numbers && writer_host == host && !proc.join(pid).exists() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The error of writing `path`, for `map_err`.
@@ -3131,6 +3188,39 @@ mod tests {
             ["easy"],
             "no staging or old folder left"
         );
+        // What killed writers leave: on this host, a dead process's new run
+        // and old run are removed by the next write of `easy`; a live
+        // process's (this one's, sequence 999), another host's and another
+        // run's are not.
+        let out = dir.join("out");
+        let host = host_name();
+        let dead = u32::MAX; // above any pid Linux hands out (2^22)
+        let me = std::process::id();
+        let left = [
+            format!(".easy.tmp-{host}-{dead}-0"),
+            format!(".easy.old0-{host}-{dead}-3"),
+        ];
+        let kept = [
+            format!(".easy.tmp-{host}-{me}-999"),
+            format!(".easy.tmp-other-host-{dead}-0"),
+            format!(".fcfs.tmp-{host}-{dead}-0"),
+            format!(".easy.x.tmp-{host}-{dead}-0"),
+        ];
+        for name in left.iter().chain(&kept) {
+            fs::create_dir(out.join(name)).unwrap();
+            fs::write(out.join(name).join("jobs.csv"), "").unwrap();
+        }
+        simulate(&args, &mut Vec::new()).unwrap();
+        let mut expected: Vec<String> = kept.to_vec();
+        expected.push("easy".to_owned());
+        if !Path::new("/proc/self").exists() {
+            expected.extend(left.iter().cloned());
+        }
+        expected.sort_unstable();
+        assert_eq!(names(&out), expected);
+        for name in &kept {
+            fs::remove_dir_all(out.join(name)).unwrap();
+        }
         // A file of the user's would be removed with the run: refused, and
         // the folder is left as it was.
         fs::write(easy.join("notes.txt"), "mine").unwrap();
