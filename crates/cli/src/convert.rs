@@ -39,17 +39,16 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use lublin_model::EstimateModelError;
 use serde::Serialize;
 use workload_format::{
     BatsimError, CwfFields, JsonLinesError, ReadError, ReadOptions, Record, RequestType,
-    SacctError, SacctOptions, Workload, WriteError, import_sacct, open_input, read_batsim_path,
-    read_json_lines_path, read_path, workload_to_batsim_json, write_json_lines, write_workload,
+    SacctError, SacctOptions, Workload, WriteError, create_path, import_sacct, open_input,
+    read_batsim_path, read_json_lines_path, read_path, write_batsim_path, write_json_lines,
+    write_workload,
 };
 
-use schedsim_run::{plural, write_atomically, write_atomically_with};
+use schedsim_run::{plural, write_atomically};
 use workload_format::field_name;
 
 use crate::CommandError;
@@ -219,48 +218,6 @@ fn write_mapping(mapping: &workload_format::SacctMapping, path: &Path) -> Result
     }
     let bytes = writer.into_inner().map_err(|e| fail(e.into_error()))?;
     write_atomically(path, &bytes).map_err(fail)
-}
-
-/// Writes `path` under a temporary name in its folder, renamed once
-/// `write` has succeeded and removed otherwise, gzip-compressed when the
-/// name ends in `.gz`; the content is streamed, never held whole. I/O
-/// errors of the file itself become `io_error`'s.
-pub(crate) fn write_output<E>(
-    path: &Path,
-    io_error: impl FnOnce(io::Error) -> E,
-    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
-) -> Result<(), E> {
-    // `write_atomically_with` needs an error made from io::Error; the
-    // caller's errors pass through it untouched.
-    enum Failed<E> {
-        Io(io::Error),
-        Write(E),
-    }
-    impl<E> From<io::Error> for Failed<E> {
-        fn from(error: io::Error) -> Self {
-            Self::Io(error)
-        }
-    }
-    let gzip = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| workload_format::without_gz(n).len() < n.len());
-    let result = write_atomically_with(path, |file| {
-        if gzip {
-            let mut encoder = GzEncoder::new(file, Compression::default());
-            write(&mut encoder).map_err(Failed::Write)?;
-            // Finished here, before the rename: a gzip stream without its
-            // trailer would read as a truncated file.
-            encoder.finish()?;
-            Ok(())
-        } else {
-            write(file).map_err(Failed::Write)
-        }
-    });
-    result.map_err(|failed| match failed {
-        Failed::Io(error) => io_error(error),
-        Failed::Write(error) => error,
-    })
 }
 
 /// Why `convert` failed.
@@ -643,33 +600,33 @@ fn batsim_losses(workload: &Workload) -> Option<String> {
 }
 
 fn write(workload: &Workload, to: Format, path: &Path) -> Result<(), ConvertError> {
-    let io_error = |source| ConvertError::Write {
-        path: path.to_path_buf(),
-        source,
+    // I/O failures name the output file; other write errors name themselves.
+    let write_error = |error| match error {
+        WriteError::Io { source } => ConvertError::Write {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => ConvertError::Output(other),
     };
     if to == Format::BatsimJson {
-        let text = workload_to_batsim_json(workload)?;
-        return write_atomically(path, text.as_bytes()).map_err(io_error);
+        return Ok(write_batsim_path(workload, path)?);
     }
-    write_output(path, io_error, |output| {
-        match to {
-            Format::JsonLines => {
-                write_json_lines(workload, output).map_err(|e| match e {
-                    JsonLinesError::Write(source) => io_error(source),
-                    other => ConvertError::JsonLines(other),
-                })?;
-            }
-            Format::Swf | Format::Cwf | Format::BatsimJson | Format::Sacct => {
-                // I/O failures name the output file; other write errors
-                // name themselves.
-                write_workload(workload, output).map_err(|e| match e {
-                    WriteError::Io { source } => io_error(source),
-                    other => ConvertError::Output(other),
-                })?;
-            }
+    // A temporary file until `finish` renames it (removed if an error drops
+    // it first).
+    let output = create_path(path).map_err(ConvertError::Output)?;
+    let output = match to {
+        Format::JsonLines => write_json_lines(workload, output).map_err(|e| match e {
+            JsonLinesError::Write(source) => ConvertError::Write {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => ConvertError::JsonLines(other),
+        })?,
+        Format::Swf | Format::Cwf | Format::BatsimJson | Format::Sacct => {
+            write_workload(workload, output).map_err(write_error)?
         }
-        Ok(())
-    })
+    };
+    output.finish().map_err(write_error)
 }
 
 fn report(args: &ConvertArgs, s: &ConvertSummary, out: &mut dyn Write) -> io::Result<()> {

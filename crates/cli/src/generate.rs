@@ -36,10 +36,12 @@ use crate::estimates::{
     tsafrir_for_runtimes,
 };
 use serde::de::DeserializeOwned;
-use workload_format::{CwfFields, Header, HeaderError, Record, RequestType, WriteError, Writer};
+use workload_format::{
+    CwfFields, Header, HeaderError, Record, RequestType, WriteError, Writer, create_path,
+};
 
 use crate::CommandError;
-use crate::convert::{Format, write_output};
+use crate::convert::Format;
 
 /// Arguments of `schedsim generate`.
 #[derive(Debug, Clone, clap::Args)]
@@ -620,24 +622,25 @@ fn write_records(
         path: path.to_path_buf(),
         source,
     };
-    let io_error = |source| error(WriteError::Io { source });
-    write_output(path, io_error, |output| {
-        let mut writer = Writer::new(output);
-        writer.write_header(header).map_err(error)?;
-        let submission = CwfFields {
-            requested_start_time: None,
-            request_type: RequestType::Submit,
-            amount: None,
-        };
-        for mut record in records {
-            if format == Format::Cwf && record.cwf.is_none() {
-                record.cwf = Some(submission);
-            }
-            writer.write_record(&record).map_err(error)?;
+    // A temporary file until `finish` renames it (removed if an error
+    // drops it first).
+    let mut writer = Writer::new(create_path(path).map_err(error)?);
+    writer.write_header(header).map_err(error)?;
+    let submission = CwfFields {
+        requested_start_time: None,
+        request_type: RequestType::Submit,
+        amount: None,
+    };
+    for mut record in records {
+        if format == Format::Cwf && record.cwf.is_none() {
+            record.cwf = Some(submission);
         }
-        writer.finish().map_err(error)?;
-        Ok(())
-    })
+        writer.write_record(&record).map_err(error)?;
+    }
+    writer
+        .finish()
+        .and_then(|file| file.finish())
+        .map_err(error)
 }
 
 /// The one-line summary.

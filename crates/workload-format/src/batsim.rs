@@ -553,7 +553,12 @@ pub fn write_batsim_path(workload: &Workload, path: impl AsRef<Path>) -> Result<
         source,
     };
     let mut temporary: PathBuf = path.to_path_buf();
-    temporary.as_mut_os_string().push(".tmp");
-    std::fs::write(&temporary, text).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(fail)
+    temporary
+        .as_mut_os_string()
+        .push(format!(".tmp-{}", std::process::id()));
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written.map_err(fail)
 }

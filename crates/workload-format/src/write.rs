@@ -2,7 +2,8 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -133,7 +134,8 @@ pub fn workload_to_string(workload: &Workload) -> Result<String, WriteError> {
     })
 }
 
-/// Writes a workload to a file, gzip-compressed when the path ends in `.gz`.
+/// Writes a workload to a file, gzip-compressed when the path ends in `.gz`,
+/// through a temporary name (see [`create_path`]).
 pub fn write_path(workload: &Workload, path: impl AsRef<Path>) -> Result<(), WriteError> {
     let output = write_workload(workload, create_path(path)?)?;
     output.finish()
@@ -158,9 +160,24 @@ pub fn without_gz(name: &str) -> &str {
 /// A file to write to, gzip-compressing when its name ends in `.gz`; wrap
 /// it in a [`Writer`], and call [`PathOutput::finish`] on what
 /// [`Writer::finish`] returns to complete the gzip stream.
+///
+/// The bytes go to a temporary file in the same folder
+/// (`NAME.tmp-PID-N`), which `finish` renames to `path` once complete and
+/// which is removed if the output is dropped unfinished (an error on the
+/// way): `path` holds the old content or the whole new one, never a part
+/// that would read as a shorter, valid workload. A kill -9 leaves the
+/// temporary file.
 pub fn create_path(path: impl AsRef<Path>) -> Result<PathOutput, WriteError> {
+    static OUTPUTS: AtomicU64 = AtomicU64::new(0);
     let path = path.as_ref();
-    let file = File::create(path).map_err(|source| WriteError::Create {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(
+        ".tmp-{}-{}",
+        std::process::id(),
+        OUTPUTS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let temporary = PathBuf::from(temporary);
+    let file = File::create(&temporary).map_err(|source| WriteError::Create {
         path: path.to_path_buf(),
         source,
     })?;
@@ -169,21 +186,26 @@ pub fn create_path(path: impl AsRef<Path>) -> Result<PathOutput, WriteError> {
         .and_then(|n| n.to_str())
         .is_some_and(|n| without_gz(n).len() < n.len());
     Ok(PathOutput {
-        inner: if gzip {
+        inner: Some(if gzip {
             Output::Gzip(Box::new(GzEncoder::new(
                 BufWriter::new(file),
                 Compression::default(),
             )))
         } else {
             Output::Plain(BufWriter::new(file))
-        },
+        }),
+        temporary,
+        path: path.to_path_buf(),
     })
 }
 
 /// A file opened by [`create_path`], plain or gzip.
 #[derive(Debug)]
 pub struct PathOutput {
-    inner: Output,
+    // `None` only once `finish` has taken it.
+    inner: Option<Output>,
+    temporary: PathBuf,
+    path: PathBuf,
 }
 
 #[derive(Debug)]
@@ -194,34 +216,58 @@ enum Output {
 }
 
 impl PathOutput {
-    /// Completes the gzip stream (if any) and flushes the file.
-    pub fn finish(self) -> Result<(), WriteError> {
-        let mut file = match self.inner {
+    /// Completes the gzip stream (if any), flushes the file and renames it
+    /// to its path.
+    pub fn finish(mut self) -> Result<(), WriteError> {
+        let inner = self.inner.take().ok_or_else(finished_error)?;
+        let mut file = match inner {
             Output::Plain(file) => file,
             Output::Gzip(encoder) => encoder.finish()?,
         };
         file.flush()?;
+        drop(file);
+        let temporary = std::mem::take(&mut self.temporary);
+        std::fs::rename(&temporary, &self.path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&temporary);
+        })?;
         Ok(())
+    }
+
+    fn inner(&mut self) -> io::Result<&mut Output> {
+        // `finish` takes the output by value: no write can follow it.
+        self.inner
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the output was already finished"))
+    }
+}
+
+impl Drop for PathOutput {
+    fn drop(&mut self) {
+        // Dropped unfinished (an error on the way): the partial file is no
+        // result. Once renamed, `temporary` is empty.
+        if !self.temporary.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
     }
 }
 
 impl Write for PathOutput {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.inner {
+        match self.inner()? {
             Output::Plain(w) => w.write(buf),
             Output::Gzip(w) => w.write(buf),
         }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match &mut self.inner {
+        match self.inner()? {
             Output::Plain(w) => w.write_all(buf),
             Output::Gzip(w) => w.write_all(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match &mut self.inner {
+        match self.inner()? {
             Output::Plain(w) => w.flush(),
             Output::Gzip(w) => w.flush(),
         }

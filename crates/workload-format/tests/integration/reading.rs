@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use workload_format::{
     CwfFields, Header, JobStatus, Line, LineError, PlacedComment, ReadError, ReadOptions, Reader,
-    Reason, Record, RequestType, Workload, WriteError, Writer, open_path, read_from, read_path,
-    workload_to_string, write_path,
+    Reason, Record, RequestType, Workload, WriteError, Writer, create_path, open_path, read_from,
+    read_path, workload_to_string, write_path,
 };
 
 const SWF_LINE: &str = "1 0 10 3600 64 552.21 -1 64 7200 -1 1 3 1 -1 0 -1 -1 -1";
@@ -294,6 +294,47 @@ fn empty_and_header_only_inputs() {
     assert_eq!(w.header.version(), Some("2.2"));
     assert_eq!(w.summary.blank_lines, 1);
     assert_eq!(workload_to_string(&w).unwrap(), "; Version: 2.2\n");
+}
+
+/// `create_path` writes a temporary file beside `path`: `finish` renames
+/// it; dropped unfinished (an error on the way), it is removed and `path`
+/// keeps what it held.
+#[test]
+fn a_path_output_is_renamed_when_finished_and_removed_when_dropped() {
+    let folder = temp_path("create-path");
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let names = || {
+        let mut names: Vec<String> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort_unstable();
+        names
+    };
+    let path = folder.join("w.swf");
+    let mut writer = Writer::new(create_path(&path).unwrap());
+    writer.write_comment("; Version: 2.2").unwrap();
+    // Past the writer's 64 KiB buffer, so bytes reach the file.
+    for _ in 0..2_000 {
+        writer
+            .write_comment(&format!("; {}", "x".repeat(60)))
+            .unwrap();
+    }
+    assert!(!path.exists(), "nothing at the final name before finish");
+    writer.finish().unwrap().finish().unwrap();
+    assert_eq!(names(), ["w.swf"]);
+    let finished = std::fs::read(&path).unwrap();
+    // A second write that stops part-way: the first file stays whole.
+    let mut writer = Writer::new(create_path(&path).unwrap());
+    for _ in 0..2_000 {
+        writer.write_comment("; part").unwrap();
+    }
+    assert_eq!(names().len(), 2, "the temporary file beside w.swf");
+    drop(writer);
+    assert_eq!(names(), ["w.swf"]);
+    assert_eq!(std::fs::read(&path).unwrap(), finished);
+    std::fs::remove_dir_all(&folder).unwrap();
 }
 
 #[test]
