@@ -69,12 +69,12 @@ pub use simulate::{
     EarlyRequestedStarts, Ends, Estimates, Invoke, KILLED_WARNING_SHARE, LoadedWorkload, Order,
     Overrun, PolicyRun, SATURATION_WARNING_BACKLOG, SATURATION_WARNING_RATIO, SimulateArgs,
     SimulateError, SimulateOutcome, UnusableCommands, WorkloadSource, apply_slurm_files,
-    builtin_params, completed_jobs, create_folder, input_warnings, jobs_csv, list_policies,
-    load_workload, metrics_config, plural, positive_number, prepare_packed, prepare_workload,
-    read_workload, repeated_job_numbers, repeated_job_numbers_in, rounded_values, run_policy,
-    run_policy_object, run_policy_with, run_warnings, segments_csv, simulate, simulate_observed,
-    summary_json, workload_notes, write_atomically, write_atomically_with, write_jobs_csv,
-    write_run,
+    builtin_params, completed_jobs, create_folder, host_name, input_warnings, jobs_csv,
+    list_policies, load_workload, metrics_config, plural, positive_number, prepare_packed,
+    prepare_workload, read_workload, repeated_job_numbers, repeated_job_numbers_in, rounded_values,
+    run_policy, run_policy_object, run_policy_with, run_warnings, segments_csv, simulate,
+    simulate_observed, summary_json, workload_notes, write_atomically, write_atomically_with,
+    write_jobs_csv, write_run,
 };
 pub use whole_number::{Whole, whole_number, whole_number_in};
 

@@ -2041,18 +2041,16 @@ pub fn write_run(
     written
 }
 
-/// This host's name, as written into the hidden folders' names.
-fn host_name() -> String {
-    let name = fs::read_to_string("/proc/sys/kernel/hostname")
+/// This host's name as it goes into file names (`/` and `.` made `-`),
+/// `host` if unknown: the hidden run folders', the sweep's temporary cell
+/// files' and the names lock files give their holders.
+pub fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let name = name.trim();
-    if name.is_empty() {
-        "host".to_owned()
-    } else {
-        name.to_owned()
-    }
+        .map(|h| h.trim().replace(['/', '.'], "-"))
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".to_owned())
 }
 
 /// Removes the hidden folders of run `name` that a killed writer on this

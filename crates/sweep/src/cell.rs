@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use schedsim_metrics::{CompletedJob, GroupMetrics, Objective, RunMetrics, SplitMetrics};
-use schedsim_run::{DeadlineParams, DeadlineReport, Ends, Estimates, Invoke, Order};
+use schedsim_run::{DeadlineParams, DeadlineReport, Ends, Estimates, Invoke, Order, host_name};
 use schedsim_sim_core::{LoadChange, LoadMethod};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -510,15 +510,6 @@ pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(".tmp.")
 }
 
-pub(crate) fn hostname() -> String {
-    fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().replace(['/', '.'], "-"))
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "host".to_owned())
-}
-
 /// Writes `bytes` to `dir/name` atomically: a temporary file in the same
 /// folder (named `.NAME.tmp.HOST.PID.N`, unique across the processes of a
 /// Slurm array sharing the folder), flushed to disk, then renamed over the
@@ -530,7 +521,7 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf>
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!(
         ".{name}.tmp.{}.{}.{n}",
-        hostname(),
+        host_name(),
         std::process::id()
     ));
     let result = (|| {

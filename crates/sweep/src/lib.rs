@@ -396,7 +396,7 @@ mod tests {
         // one that a live process of this host is still writing.
         let live = cells.join(format!(
             ".fedcba9876543210.json.tmp.{}.{}.0",
-            cell::hostname(),
+            schedsim_run::host_name(),
             std::process::id()
         ));
         fs::write(&live, "{").unwrap();

@@ -21,7 +21,7 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use crate::SweepError;
-use crate::cell::hostname;
+use schedsim_run::host_name;
 
 /// The lock a run or merge holds; released when dropped.
 #[derive(Debug)]
@@ -83,7 +83,7 @@ fn holder(path: &Path) -> String {
 fn sign(file: &mut fs::File) {
     let _ = file
         .set_len(0)
-        .and_then(|()| writeln!(file, "pid {} on host {}", std::process::id(), hostname()));
+        .and_then(|()| writeln!(file, "pid {} on host {}", std::process::id(), host_name()));
 }
 
 /// Takes `out/.lock`, waiting (briefly, unless a merge runs) for whoever

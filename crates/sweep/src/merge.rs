@@ -34,9 +34,10 @@ use schedsim_metrics::{CompareConfig, Differential, compare};
 use schedsim_run::{AxisScale, AxisUnit, LineChart, Series, line_chart, queue_length_series};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::cell::{Cell, CellResult, hostname, is_temp_name, write_atomic};
+use super::cell::{Cell, CellResult, is_temp_name, write_atomic};
 use super::spec::Spec;
 use crate::SweepError;
+use schedsim_run::host_name;
 
 /// What a merge did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +77,7 @@ fn owner_alive(name: &str) -> bool {
         return false;
     };
     let host = rest.rsplit('.').next().unwrap_or_default();
-    host == hostname() && pid.parse::<u32>().is_ok() && Path::new("/proc").join(pid).exists()
+    host == host_name() && pid.parse::<u32>().is_ok() && Path::new("/proc").join(pid).exists()
 }
 
 /// Writes the merge output `name` atomically; an error names the file.

@@ -18,15 +18,6 @@ pub(crate) struct FolderLock {
     _file: fs::File,
 }
 
-fn hostname() -> String {
-    fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "an unknown host".to_owned())
-}
-
 /// Takes `out/.lock`, or refuses naming its holder.
 pub(crate) fn lock_folder(out: &Path) -> Result<FolderLock, TrainError> {
     let path = out.join(".lock");
@@ -60,8 +51,13 @@ pub(crate) fn lock_folder(out: &Path) -> Result<FolderLock, TrainError> {
         Err(fs::TryLockError::Error(e)) => return Err(lock_error(e)),
     }
     // Only a detail of other trainings' messages: a failure keeps the lock.
-    let _ = file
-        .set_len(0)
-        .and_then(|()| writeln!(file, "pid {} on host {}", std::process::id(), hostname()));
+    let _ = file.set_len(0).and_then(|()| {
+        writeln!(
+            file,
+            "pid {} on host {}",
+            std::process::id(),
+            schedsim_run::host_name()
+        )
+    });
     Ok(FolderLock { _file: file })
 }
