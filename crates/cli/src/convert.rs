@@ -42,10 +42,10 @@ use std::path::{Path, PathBuf};
 use lublin_model::EstimateModelError;
 use serde::Serialize;
 use workload_format::{
-    BatsimError, CwfFields, JsonLinesError, ReadError, ReadOptions, Record, RequestType,
-    SacctError, SacctOptions, Workload, WriteError, create_path, import_sacct, open_input,
-    read_batsim_path, read_json_lines_path, read_path, write_batsim_path, write_json_lines,
-    write_workload,
+    BatsimError, BatsimUnwritable, CwfFields, JsonLinesError, ReadError, ReadOptions, Record,
+    RequestType, SacctError, SacctOptions, Workload, WriteError, create_path, import_sacct,
+    open_input, read_batsim_path, read_json_lines_path, read_path, write_batsim_path,
+    write_json_lines, write_workload,
 };
 
 use schedsim_run::{plural, write_atomically};
@@ -501,31 +501,24 @@ fn batsim_runnable(
     Ok(left_out)
 }
 
-/// Why `workload_to_batsim_json` would refuse `record` (the same tests, in
-/// its order): a short reason and the reason with the fields' values.
+/// Why `workload_to_batsim_json` would refuse `record`
+/// ([`BatsimUnwritable::of`]): a short reason and the reason with the
+/// fields' values.
 fn batsim_problem(record: &Record) -> Option<(&'static str, String)> {
     let value = |v: Option<u64>| v.map_or_else(|| "-1".to_owned(), |v| v.to_string());
-    if record.submit_time.is_none() {
-        return Some((
+    Some(match BatsimUnwritable::of(record)? {
+        BatsimUnwritable::NoSubmitTime => (
             "no submit time",
             format!("no submit time (field 2, {}, is -1)", field_name(2)),
-        ));
-    }
-    if record.run_time.is_none() {
-        return Some((
+        ),
+        BatsimUnwritable::NoRunTime => (
             "no run time",
             format!(
                 "no run time, so no delay profile (field 4, {}, is -1)",
                 field_name(4)
             ),
-        ));
-    }
-    let size = record
-        .requested_processors
-        .or(record.allocated_processors)
-        .filter(|&p| p > 0);
-    if size.is_none() {
-        return Some((
+        ),
+        BatsimUnwritable::NoProcessorCount => (
             "no processor count",
             format!(
                 "no processor count (field 8, {}, is {}; field 5, {}, is {})",
@@ -534,9 +527,10 @@ fn batsim_problem(record: &Record) -> Option<(&'static str, String)> {
                 field_name(5),
                 value(record.allocated_processors)
             ),
-        ));
-    }
-    None
+        ),
+        // Commands (`to_swf` has dropped them) and any later reason.
+        other => (other.reason(), other.reason().to_owned()),
+    })
 }
 
 /// What Batsim's JSON has no place for, where the input knows it: per SWF

@@ -462,6 +462,55 @@ fn read_job(
     Ok((id, record))
 }
 
+/// Why a record cannot be a job of Batsim's JSON, in the order
+/// [`workload_to_batsim_json`] checks (a caller can refuse or leave out
+/// such jobs before writing, as `schedsim convert --lenient` does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum BatsimUnwritable {
+    /// A CWF elastic control command (ET/RT/EP/RP line).
+    Command,
+    /// No submit time (field 2 is -1).
+    NoSubmitTime,
+    /// No run time (field 4 is -1): no delay profile.
+    NoRunTime,
+    /// Neither requested (field 8) nor allocated (field 5) processors, or 0.
+    NoProcessorCount,
+}
+
+impl BatsimUnwritable {
+    /// The first reason `record` cannot be written, or `None`.
+    pub fn of(record: &Record) -> Option<Self> {
+        batsim_job(record).err()
+    }
+
+    /// The reason in a few words, e.g. "no processor count".
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::Command => "a CWF elastic control command has no Batsim equivalent",
+            Self::NoSubmitTime => "no submit time",
+            Self::NoRunTime => "no run time, so no delay profile (Batsim needs one per job)",
+            Self::NoProcessorCount => "no processor count",
+        }
+    }
+}
+
+/// The submit time, run time and processors (requested, else allocated,
+/// if more than 0) of the Batsim job `record` makes, or why it makes none.
+fn batsim_job(record: &Record) -> Result<(u64, u64, u64), BatsimUnwritable> {
+    if record.is_command() {
+        return Err(BatsimUnwritable::Command);
+    }
+    let submit = record.submit_time.ok_or(BatsimUnwritable::NoSubmitTime)?;
+    let runtime = record.run_time.ok_or(BatsimUnwritable::NoRunTime)?;
+    let res = record
+        .requested_processors
+        .or(record.allocated_processors)
+        .filter(|&r| r > 0)
+        .ok_or(BatsimUnwritable::NoProcessorCount)?;
+    Ok((submit, runtime, res))
+}
+
 /// Writes `workload` as a Batsim JSON workload: one job per line, profiles
 /// sorted by name, so the same workload gives the same bytes.
 ///
@@ -485,26 +534,11 @@ pub fn workload_to_batsim_json(workload: &Workload) -> Result<String, BatsimErro
     let mut jobs = String::new();
     let mut delays = BTreeSet::new();
     for (position, record) in workload.records.iter().enumerate() {
-        let unwritable = |message: &str| BatsimError::Unwritable {
-            job_number: record.job_number,
-            message: message.to_owned(),
-        };
-        if record.is_command() {
-            return Err(unwritable(
-                "a CWF elastic control command has no Batsim equivalent",
-            ));
-        }
-        let submit = record
-            .submit_time
-            .ok_or_else(|| unwritable("no submit time"))?;
-        let runtime = record.run_time.ok_or_else(|| {
-            unwritable("no run time, so no delay profile (Batsim needs one per job)")
-        })?;
-        let res = record
-            .requested_processors
-            .or(record.allocated_processors)
-            .filter(|&r| r > 0)
-            .ok_or_else(|| unwritable("no processor count"))?;
+        let (submit, runtime, res) =
+            batsim_job(record).map_err(|problem| BatsimError::Unwritable {
+                job_number: record.job_number,
+                message: problem.reason().to_owned(),
+            })?;
         delays.insert(runtime);
         let walltime = record
             .requested_time

@@ -143,8 +143,8 @@ pub const MAX_TIME: u64 = 1 << 53;
 
 #[cfg(feature = "batsim")]
 pub use batsim::{
-    BatsimError, BatsimSummary, read_batsim_json, read_batsim_path, workload_to_batsim_json,
-    write_batsim_path,
+    BatsimError, BatsimSummary, BatsimUnwritable, read_batsim_json, read_batsim_path,
+    workload_to_batsim_json, write_batsim_path,
 };
 pub use error::{FIELD_NAMES, HeaderError, LineError, ReadError, Reason, WriteError, field_name};
 pub use header::{Header, known_keys};

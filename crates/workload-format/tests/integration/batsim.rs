@@ -6,7 +6,8 @@
 
 use proptest::prelude::*;
 use workload_format::{
-    BatsimError, Header, Record, Workload, read_batsim_json, workload_to_batsim_json,
+    BatsimError, BatsimUnwritable, Header, Record, Workload, read_batsim_json,
+    workload_to_batsim_json,
 };
 
 /// The layout of Batsim's workloads/test_delays.json and
@@ -238,6 +239,25 @@ fn writes_batsim_layout() {
             .unwrap_err()
             .to_string(),
         "job 2: no run time, so no delay profile (Batsim needs one per job)"
+    );
+    // The reason a caller can check before writing is the writer's: job 2
+    // lacks its run time and, once given one, its processors (0 requested,
+    // none allocated).
+    assert_eq!(BatsimUnwritable::of(&workload.records[1]), None);
+    assert_eq!(
+        BatsimUnwritable::of(&unknown_run.records[1]),
+        Some(BatsimUnwritable::NoRunTime)
+    );
+    let mut no_size = workload.clone();
+    no_size.records[1].requested_processors = Some(0);
+    no_size.records[1].allocated_processors = None;
+    assert_eq!(
+        BatsimUnwritable::of(&no_size.records[1]),
+        Some(BatsimUnwritable::NoProcessorCount)
+    );
+    assert_eq!(
+        workload_to_batsim_json(&no_size).unwrap_err().to_string(),
+        format!("job 2: {}", BatsimUnwritable::NoProcessorCount.reason())
     );
 }
 
