@@ -41,6 +41,7 @@
 
 mod deadlines;
 mod figure;
+mod file_lock;
 mod groups;
 mod input;
 mod plot;
@@ -56,6 +57,7 @@ pub use deadlines::{
     deadlines_csv, make_deadlines,
 };
 pub use figure::{AUTO_LOG_RATIO, AxisScale, AxisUnit, FIGURE_WIDTH, Marker, PALETTE, SeriesLook};
+pub use file_lock::{FileLock, LockAttempt, lock_file, lock_holder, try_lock_file};
 pub use groups::{GroupReport, ObjectiveValue, group_report, user_groups};
 pub use input::{WorkloadFileError, WorkloadInput, is_batsim_json, open_workload};
 pub use plot::{

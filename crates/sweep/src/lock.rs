@@ -1,6 +1,6 @@
 //! Locks of a sweep folder: which runs and merges may share it.
 //!
-//! Every lock is an advisory lock ([`fs::File::try_lock`]) that the
+//! Every lock is an advisory lock ([`schedsim_run::try_lock_file`]) that the
 //! operating system drops when its process ends, however it ends (kill -9
 //! included), so a killed sweep never leaves a folder locked; the lock file
 //! stays, and only says who held it last (pid and host) for the messages.
@@ -17,17 +17,11 @@
 //!   temporary files of killed runs.
 
 use std::fs;
-use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
-use crate::SweepError;
-use schedsim_run::host_name;
+use schedsim_run::{FileLock, LockAttempt, lock_file, lock_holder, try_lock_file};
 
-/// The lock a run or merge holds; released when dropped.
-#[derive(Debug)]
-pub struct Lock {
-    _file: fs::File,
-}
+use crate::SweepError;
 
 /// A shard lock that a live process holds.
 struct Held {
@@ -54,57 +48,20 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) ->
     }
 }
 
-/// Opens (creating) a lock file without truncating it: truncating would
-/// erase the holder's name under a live lock.
-fn open(path: &Path) -> Result<fs::File, SweepError> {
-    fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io_error("create", path))
-}
-
-/// Who last took the lock file at `path`, as its holder wrote it.
-fn holder(path: &Path) -> String {
-    let mut text = String::new();
-    let _ = fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text));
-    let text = text.trim();
-    if text.is_empty() {
-        "another process".to_owned()
-    } else {
-        text.to_owned()
-    }
-}
-
-/// Writes this process's pid and host into a lock file it holds. A failure
-/// only loses a detail of other runs' messages, never the lock itself.
-fn sign(file: &mut fs::File) {
-    let _ = file
-        .set_len(0)
-        .and_then(|()| writeln!(file, "pid {} on host {}", std::process::id(), host_name()));
-}
-
 /// Takes `out/.lock`, waiting (briefly, unless a merge runs) for whoever
 /// holds it.
-fn folder_lock(out: &Path) -> Result<Lock, SweepError> {
+fn folder_lock(out: &Path) -> Result<FileLock, SweepError> {
     let path = out.join(".lock");
-    let mut file = open(&path)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
+    match try_lock_file(&path).map_err(io_error("lock", &path))? {
+        LockAttempt::Taken(lock) => Ok(lock),
+        LockAttempt::Held { holder } => {
             eprintln!(
-                "waiting for {} (held by {}: a merge, or a sweep starting)",
-                path.display(),
-                holder(&path)
+                "waiting for {} (held by {holder}: a merge, or a sweep starting)",
+                path.display()
             );
-            file.lock().map_err(io_error("lock", &path))?;
+            lock_file(&path).map_err(io_error("lock", &path))
         }
-        Err(fs::TryLockError::Error(e)) => return Err(io_error("lock", &path)(e)),
     }
-    sign(&mut file);
-    Ok(Lock { _file: file })
 }
 
 /// The shard locks of `out` that live processes hold. Call with
@@ -118,16 +75,12 @@ fn held_shards(out: &Path) -> Result<Vec<Held>, SweepError> {
             continue;
         };
         let path = entry.path();
-        match open(&path)?.try_lock() {
-            // Free: its last holder has ended; the probe's lock ends with
-            // the file, here.
-            Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => held.push(Held {
+        if let Some(holder) = lock_holder(&path).map_err(io_error("lock", &path))? {
+            held.push(Held {
                 shard,
-                holder: holder(&path),
+                holder,
                 path,
-            }),
-            Err(fs::TryLockError::Error(e)) => return Err(io_error("lock", &path)(e)),
+            });
         }
     }
     held.sort_by_key(|h| h.shard);
@@ -136,7 +89,7 @@ fn held_shards(out: &Path) -> Result<Vec<Held>, SweepError> {
 
 /// Takes the lock of running `shard` (I, N) in `out`: refused while another
 /// run holds that shard or any shard of another N.
-pub fn lock_shard(out: &Path, shard: (usize, usize)) -> Result<Lock, SweepError> {
+pub fn lock_shard(out: &Path, shard: (usize, usize)) -> Result<FileLock, SweepError> {
     let (index, count) = shard;
     let _folder = folder_lock(out)?;
     if let Some(other) = held_shards(out)?.into_iter().find(|h| h.shard.1 != count) {
@@ -152,26 +105,21 @@ pub fn lock_shard(out: &Path, shard: (usize, usize)) -> Result<Lock, SweepError>
         });
     }
     let path = out.join(shard_lock_name(shard));
-    let mut file = open(&path)?;
-    match file.try_lock() {
-        Ok(()) => {
-            sign(&mut file);
-            Ok(Lock { _file: file })
-        }
-        Err(fs::TryLockError::WouldBlock) => Err(SweepError::Locked {
+    match try_lock_file(&path).map_err(io_error("lock", &path))? {
+        LockAttempt::Taken(lock) => Ok(lock),
+        LockAttempt::Held { holder } => Err(SweepError::Locked {
             what: format!("another sweep is running shard {index}/{count}"),
             folder: out.to_path_buf(),
-            holder: holder(&path),
+            holder,
             lock: path,
             advice: "wait for it to finish or give another --out",
         }),
-        Err(fs::TryLockError::Error(e)) => Err(io_error("lock", &path)(e)),
     }
 }
 
 /// Takes the lock of merging `out`, held until dropped: refused while any
 /// run holds a shard lock.
-pub fn lock_merge(out: &Path) -> Result<Lock, SweepError> {
+pub fn lock_merge(out: &Path) -> Result<FileLock, SweepError> {
     let folder = folder_lock(out)?;
     if let Some(running) = held_shards(out)?.into_iter().next() {
         return Err(SweepError::Locked {
